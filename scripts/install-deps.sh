@@ -4,6 +4,8 @@ set -euo pipefail
 packages=(cmake ninja-build ccache g++ git python3 googletest libgtest-dev
   llvm-19-dev libmlir-19-dev mlir-19-tools llvm-19-tools
   libtorch-dev nlohmann-json3-dev python3-torch
+  # libcrypto: the runtime checks the SHA-256 of compiled-model files.
+  libssl-dev
   # Debian's LibTorch calls libblas.so.3; without OpenBLAS that is the
   # reference BLAS, ~13x slower on the models' matrix products.
   libopenblas0-pthread)

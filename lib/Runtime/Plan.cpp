@@ -1,8 +1,15 @@
 #include "rvnn/Runtime/Plan.h"
+#include "rvnn/Dialect/Exec/ExecContract.h"
+#include "rvnn/Runtime/KernelLibrary.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
-#include <sstream>
+#include <iterator>
+#include <set>
+#include <string_view>
+
+#include <openssl/evp.h>
 
 namespace rvnn::runtime {
 namespace {
@@ -52,28 +59,73 @@ public:
   std::string path;
 };
 
-json readJson(const std::string &file) {
-  std::ifstream in(file);
-  if (!in)
-    throw PlanError(file + ": cannot open (is this a compiled-model "
-                           "directory? run `rvnn-run compile` first)");
+json parseJson(const std::string &file, const std::string &text) {
   try {
-    return json::parse(in);
+    return json::parse(text);
   } catch (const json::parse_error &error) {
     throw PlanError(file + ": invalid JSON: " + error.what());
   }
 }
 
-void checkHeader(const Reader &reader, const std::string &format) {
+std::string readFile(const std::filesystem::path &file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in)
+    throw PlanError(file.string() + ": cannot open (is this a compiled-model "
+                                    "directory? run `rvnn-run compile` first)");
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+/// The SHA-256 of `bytes` as 64 lowercase hex digits.
+std::string sha256Hex(const std::string &bytes) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  if (EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha256(),
+                 nullptr) != 1)
+    throw PlanError("OpenSSL failed to compute a SHA-256");
+  static const char hex[] = "0123456789abcdef";
+  std::string text;
+  for (unsigned int i = 0; i < length; ++i) {
+    text += hex[digest[i] >> 4];
+    text += hex[digest[i] & 0xf];
+  }
+  return text;
+}
+
+void checkHeader(const Reader &reader, std::string_view format) {
   if (reader.string("format") != format)
     reader.fail("format is '" + reader.string("format") + "', expected '" +
-                format + "'");
+                std::string(format) + "'");
   int64_t version = reader.integer("version");
-  if (version != kPlanFormatVersion)
+  if (version != contract::kFormatVersion)
     reader.fail("format version " + std::to_string(version) +
                 " is not supported by this runtime (reads version " +
-                std::to_string(kPlanFormatVersion) +
+                std::to_string(contract::kFormatVersion) +
                 "); recompile the model with this release");
+}
+
+/// Checks one entry of the manifest's "files" against the directory and
+/// returns the file's contents.
+std::string readListedFile(const Reader &entry,
+                           const std::filesystem::path &directory) {
+  std::string name = entry.string("path");
+  std::filesystem::path path(name);
+  bool inside = !name.empty() && path.is_relative();
+  for (const std::filesystem::path &part : path)
+    inside = inside && part != "..";
+  if (!inside)
+    entry.fail(name + ": path must be relative and inside the directory");
+  std::string expected = entry.string("sha256");
+  if (expected.size() != 64 ||
+      expected.find_first_not_of("0123456789abcdef") != std::string::npos)
+    entry.fail(name + ": sha256 must be 64 lowercase hex digits");
+  std::filesystem::path file = directory / path;
+  if (!std::filesystem::is_regular_file(file))
+    entry.fail(name + ": listed but missing from the directory");
+  std::string bytes = readFile(file);
+  if (sha256Hex(bytes) != expected)
+    entry.fail(name + ": SHA-256 mismatch (the file changed after "
+                      "compilation; recompile the model)");
+  return bytes;
 }
 
 ValueType readType(const Reader &reader) {
@@ -114,6 +166,9 @@ PlanOp readOp(const Reader &reader, int64_t &numValues) {
   PlanOp op;
   op.name = reader.string("op");
   op.loc = reader.string("loc");
+  if (!contract::lookupOp(op.name))
+    throw PlanError(reader.file + ": " + op.where() +
+                    ": op is outside the execution contract");
   for (const json &operand : reader.array("operands")) {
     if (!operand.is_number_integer() || operand.get<int64_t>() < 0 ||
         operand.get<int64_t>() >= numValues)
@@ -164,6 +219,55 @@ ParamSpec readParam(const Reader &reader) {
   return param;
 }
 
+/// Collects the `kernel` of every rvnn_exec.dispatch in `region`.
+void collectDispatchKernels(const std::string &file, const PlanRegion &region,
+                            std::set<std::string> &kernels) {
+  namespace exec = contract::ops;
+  for (const PlanOp &op : region.body) {
+    if (op.name == exec::DispatchOp::name) {
+      auto it = op.attrs.find(std::string(exec::DispatchOp::attr::kernel));
+      if (it == op.attrs.end() || !it->is_string() ||
+          it->get<std::string>().empty())
+        throw PlanError(file + ": " + op.where() + ": missing attribute '" +
+                        std::string(exec::DispatchOp::attr::kernel) + "'");
+      kernels.insert(it->get<std::string>());
+    }
+    for (const PlanRegion &nested : op.regions)
+      collectDispatchKernels(file, nested, kernels);
+  }
+}
+
+/// Reads the manifest's `kernels` object (the generated kernel library) into
+/// `plan` and, with `load`, loads the library. `roles` maps each listed
+/// file's path to its role; the library must be one of them with role
+/// `kernels`, so its SHA-256 was checked.
+void readKernels(const Reader &manifest,
+                 const std::map<std::string, std::string> &roles, bool load,
+                 Plan &plan) {
+  if (!manifest.node.contains("kernels"))
+    return;
+  Reader kernels =
+      manifest.child(manifest.at("kernels", json::value_t::object), "kernels");
+  std::string library = kernels.string("library");
+  auto listed = roles.find(library);
+  if (listed == roles.end() || listed->second != "kernels")
+    kernels.fail("library '" + library +
+                 "' is not listed in 'files' with role 'kernels'");
+  plan.kernelLibraryFile = library;
+  if (!load)
+    return;
+  std::string abi = kernels.string("abi");
+  std::vector<std::string> symbols;
+  for (const json &symbol : kernels.array("symbols")) {
+    if (!symbol.is_string())
+      kernels.fail("symbols must be strings");
+    symbols.push_back(symbol.get<std::string>());
+  }
+  plan.kernels = std::make_shared<const KernelLibrary>(
+      (std::filesystem::path(plan.directory) / library).string(), abi, symbols,
+      plan.dispatchKernels);
+}
+
 } // namespace
 
 std::string PlanOp::where() const {
@@ -178,23 +282,35 @@ const PlanFunction &Plan::function(const std::string &name) const {
   return it->second;
 }
 
-Plan loadPlan(const std::string &directory) {
+Plan loadPlan(const std::string &directory, bool loadKernels) {
   std::string manifestFile = directory + "/manifest.json";
-  json manifest = readJson(manifestFile);
+  json manifest = parseJson(manifestFile, readFile(manifestFile));
   Reader manifestReader(manifestFile, manifest, "");
-  checkHeader(manifestReader, "rvnn-compiled-model");
-  for (const json &kernel : manifestReader.array("kernels")) {
-    if (!kernel.is_string())
-      manifestReader.fail("kernels must be file names");
-    if (!std::ifstream(directory + "/" + kernel.get<std::string>()))
-      manifestReader.fail("kernel '" + kernel.get<std::string>() +
-                          "' is listed but missing from the directory");
-  }
+  checkHeader(manifestReader, contract::kModelFormat);
 
-  std::string planFile = directory + "/" + manifestReader.string("plan");
-  json root = readJson(planFile);
+  std::string planFile, planText;
+  std::map<std::string, std::string> roles;
+  int numPlans = 0;
+  const json &files = manifestReader.array("files");
+  for (size_t i = 0; i < files.size(); ++i) {
+    Reader entry =
+        manifestReader.child(files[i], "files[" + std::to_string(i) + "]");
+    std::string bytes = readListedFile(entry, directory);
+    roles[entry.string("path")] = entry.string("role");
+    if (entry.string("role") == "plan") {
+      ++numPlans;
+      planFile = directory + "/" + entry.string("path");
+      planText = std::move(bytes);
+    }
+  }
+  if (numPlans != 1)
+    manifestReader.fail("files must list exactly one file with role 'plan' "
+                        "(found " +
+                        std::to_string(numPlans) + ")");
+
+  json root = parseJson(planFile, planText);
   Reader reader(planFile, root, "");
-  checkHeader(reader, "rvnn-plan");
+  checkHeader(reader, contract::kPlanFormat);
 
   Plan plan;
   plan.directory = directory;
@@ -209,6 +325,11 @@ Plan loadPlan(const std::string &directory) {
     std::string name = function.name;
     plan.functions.emplace(name, std::move(function));
   }
+  std::set<std::string> kernels;
+  for (const auto &entry : plan.functions)
+    collectDispatchKernels(planFile, entry.second.body, kernels);
+  plan.dispatchKernels.assign(kernels.begin(), kernels.end());
+  readKernels(manifestReader, roles, loadKernels, plan);
   return plan;
 }
 

@@ -2,22 +2,27 @@
 // docs/compiled-model-format.md; the runtime validates it on load.
 #include "rvnn/Target/PlanExport.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
-#include "rvnn/Dialect/Rvnn/IR/RvnnOps.h"
+#include "rvnn/Codegen/KernelLibrary.h"
+#include "rvnn/Dialect/Exec/ExecContract.h"
+#include "rvnn/Dialect/Exec/IR/ExecDialect.h"
+#include "rvnn/Dialect/Exec/IR/ExecOps.h"
+#include "rvnn/Dialect/Exec/Transforms/Passes.h"
 #include "rvnn/Version.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 namespace json = llvm::json;
+namespace contract = ::rvnn::contract;
 
 namespace {
 
@@ -170,10 +175,7 @@ public:
       attrs[named.getName().getValue()] = std::move(*value);
     }
     json::Array regions;
-    // linalg named ops carry a scalar body their name already defines.
-    bool exportRegions = op->getDialect()->getNamespace() != "linalg";
-    for (Region &r :
-         exportRegions ? op->getRegions() : MutableArrayRef<Region>()) {
+    for (Region &r : op->getRegions()) {
       FailureOr<json::Object> encoded = region(op, r);
       if (failed(encoded))
         return failure();
@@ -208,11 +210,7 @@ private:
   llvm::DenseMap<Value, int64_t> ids;
 };
 
-FailureOr<json::Object> exportFunction(func::FuncOp func) {
-  if (func.isExternal())
-    return func.emitError("plan export: function '")
-           << func.getSymName()
-           << "' has no body (link its library with rvnn-link-library)";
+FailureOr<json::Object> exportFunction(mlir::rvnn::exec::FuncOp func) {
   PlanWriter writer;
   FailureOr<json::Object> body = writer.region(func, func.getBody());
   if (failed(body))
@@ -227,6 +225,14 @@ FailureOr<json::Object> exportFunction(func::FuncOp func) {
   (*body)["name"] = func.getSymName().str();
   (*body)["result_types"] = std::move(resultTypes);
   return body;
+}
+
+/// The nested module holding the kernel IR (rvnn_exec.kernels), if any.
+ModuleOp kernelsModule(ModuleOp module) {
+  for (auto nested : module.getOps<ModuleOp>())
+    if (nested->hasAttr(mlir::rvnn::exec::ExecDialect::kKernelsAttrName))
+      return nested;
+  return nullptr;
 }
 
 std::string sha256Hex(StringRef text) {
@@ -257,11 +263,13 @@ LogicalResult writeAtomically(Location loc, StringRef path, StringRef text) {
 } // namespace
 
 FailureOr<json::Value> mlir::rvnn::exportPlan(ModuleOp module) {
+  if (failed(exec::checkContract(module)))
+    return failure();
   json::Array params;
   json::Array functions;
   PlanWriter paramWriter;
   for (Operation &op : module.getBody()->getOperations()) {
-    if (isa<rvnn::ParamOp>(op)) {
+    if (isa<mlir::rvnn::exec::ParamOp>(op)) {
       json::Object param;
       for (NamedAttribute named : op.getAttrDictionary()) {
         FailureOr<json::Value> value =
@@ -271,17 +279,21 @@ FailureOr<json::Value> mlir::rvnn::exportPlan(ModuleOp module) {
         param[named.getName().getValue()] = std::move(*value);
       }
       params.push_back(std::move(param));
-    } else if (auto func = dyn_cast<func::FuncOp>(op)) {
+    } else if (auto func = dyn_cast<mlir::rvnn::exec::FuncOp>(op)) {
       FailureOr<json::Object> encoded = exportFunction(func);
       if (failed(encoded))
         return failure();
       functions.push_back(std::move(*encoded));
+    } else if (isa<ModuleOp>(op) &&
+               op.hasAttr(mlir::rvnn::exec::ExecDialect::kKernelsAttrName)) {
+      // Kernel IR: compiled into the kernel library, not part of the plan.
+      continue;
     } else {
       return op.emitError("plan export: unexpected top-level op");
     }
   }
-  return json::Value(json::Object{{"format", "rvnn-plan"},
-                                  {"version", kPlanFormatVersion},
+  return json::Value(json::Object{{"format", StringRef(contract::kPlanFormat)},
+                                  {"version", contract::kFormatVersion},
                                   {"params", std::move(params)},
                                   {"functions", std::move(functions)}});
 }
@@ -289,7 +301,8 @@ FailureOr<json::Value> mlir::rvnn::exportPlan(ModuleOp module) {
 LogicalResult mlir::rvnn::writeCompiledModel(ModuleOp module,
                                              StringRef directory,
                                              StringRef sourcePath,
-                                             StringRef sourceText) {
+                                             StringRef sourceText,
+                                             const KernelTarget &target) {
   FailureOr<json::Value> plan = exportPlan(module);
   if (failed(plan))
     return failure();
@@ -297,15 +310,41 @@ LogicalResult mlir::rvnn::writeCompiledModel(ModuleOp module,
     return module.emitError("cannot create '")
            << directory << "': " << error.message();
   std::string planText = llvm::formatv("{0:2}", *plan).str();
+  json::Array files{json::Object{{"path", "plan.json"},
+                                 {"role", "plan"},
+                                 {"sha256", sha256Hex(planText)}}};
+  std::optional<json::Object> kernels;
+  if (ModuleOp kernelIR = kernelsModule(module)) {
+    FailureOr<KernelLibraryInfo> library =
+        emitKernelLibrary(kernelIR, directory, target);
+    if (failed(library))
+      return failure();
+    llvm::SmallString<256> libraryPath(directory);
+    llvm::sys::path::append(libraryPath, library->fileName);
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> bytes =
+        llvm::MemoryBuffer::getFile(libraryPath, /*IsText=*/false,
+                                    /*RequiresNullTerminator=*/false);
+    if (!bytes)
+      return module.emitError("cannot read '")
+             << libraryPath << "': " << bytes.getError().message();
+    files.push_back(json::Object{{"path", library->fileName},
+                                 {"role", "kernels"},
+                                 {"sha256", sha256Hex((*bytes)->getBuffer())}});
+    kernels = json::Object{{"abi", StringRef(kKernelAbi)},
+                           {"library", library->fileName},
+                           {"target", library->triple},
+                           {"cpu", library->cpu},
+                           {"symbols", json::Array(library->symbols)}};
+  }
   json::Object manifest{
-      {"format", "rvnn-compiled-model"},
-      {"version", kPlanFormatVersion},
+      {"format", StringRef(contract::kModelFormat)},
+      {"version", contract::kFormatVersion},
       {"compiler", "rvnn " RVNN_VERSION " (MLIR " LLVM_VERSION_STRING ")"},
       {"source", sourcePath.str()},
       {"source_sha256", sha256Hex(sourceText)},
-      {"plan", "plan.json"},
-      {"plan_sha256", sha256Hex(planText)},
-      {"kernels", json::Array()}};
+      {"files", std::move(files)}};
+  if (kernels)
+    manifest["kernels"] = std::move(*kernels);
   llvm::SmallString<256> planPath(directory), manifestPath(directory);
   llvm::sys::path::append(planPath, "plan.json");
   llvm::sys::path::append(manifestPath, "manifest.json");

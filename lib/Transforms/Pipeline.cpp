@@ -3,12 +3,14 @@
 #include "mlir/Conversion/AffineToStandard/AffineToStandard.h"
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Transforms/Passes.h"
+#include "rvnn/Conversion/Passes.h"
+#include "rvnn/Dialect/Exec/Transforms/Passes.h"
 #include "rvnn/Transforms/Passes.h"
 
 using namespace mlir;
 
-void rvnn::buildCompilePipeline(OpPassManager &pm,
-                                const CompilePipelineOptions &options) {
+void rvnn::buildFrontPipeline(OpPassManager &pm,
+                              const CompilePipelineOptions &options) {
   if (!options.library.empty())
     pm.addPass(createRvnnLinkLibrary(RvnnLinkLibraryOptions{options.library}));
   pm.addPass(createInlinerPass());
@@ -16,16 +18,31 @@ void rvnn::buildCompilePipeline(OpPassManager &pm,
   pm.addPass(createCanonicalizerPass());
   // Canonicalisation folds tensor.dim of a reshape into affine.apply (e.g.
   // dim 0 of collapse_shape [[0, 1], [2]] of [N, S, D] -> N·S); lower it to
-  // arith on index, which the runtime executes.
+  // arith on index, which lowers to the contract's index arithmetic.
   pm.addPass(createLowerAffinePass());
   pm.addPass(createCSEPass());
   pm.addPass(createSymbolDCEPass());
 }
 
+void rvnn::buildCompilePipeline(OpPassManager &pm,
+                                const CompilePipelineOptions &options) {
+  buildFrontPipeline(pm, options);
+  pm.addPass(createRvnnLowerToExec());
+  pm.addPass(exec::createRvnnExecFuseElementwise());
+  pm.addPass(exec::createRvnnExecOutlineKernels());
+  pm.addPass(exec::createRvnnExecCheckContract());
+}
+
 void rvnn::registerCompilePipeline() {
   PassPipelineRegistration<CompilePipelineOptions>(
+      "rvnn-front",
+      "The front end: link cells, inline, infer shapes, canonicalize, lower "
+      "affine.apply to arith, CSE, drop unused symbols",
+      buildFrontPipeline);
+  PassPipelineRegistration<CompilePipelineOptions>(
       "rvnn-compile",
-      "The compile pipeline up to plan export: link cells, inline, infer "
-      "shapes, canonicalize, lower affine.apply to arith, CSE",
+      "The compile pipeline up to plan export: rvnn-front, then "
+      "rvnn-lower-to-exec, rvnn-exec-fuse-elementwise, "
+      "rvnn-exec-outline-kernels and rvnn-exec-check-contract",
       buildCompilePipeline);
 }

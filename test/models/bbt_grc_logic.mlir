@@ -1,7 +1,9 @@
 // The model parses, verifies and round-trips.
 // RUN: rvnn-opt %models/bbt_grc_logic.mlir | rvnn-opt | FileCheck %s --check-prefix=ROUNDTRIP
 // The compile pipeline links and inlines the GRC cell and refines its shapes.
-// RUN: rvnn-opt %models/bbt_grc_logic.mlir --rvnn-compile=library=%models/cells.mlir | FileCheck %s --check-prefix=COMPILED
+// RUN: rvnn-opt %models/bbt_grc_logic.mlir --rvnn-front=library=%models/cells.mlir | FileCheck %s --check-prefix=COMPILED
+// The full pipeline leaves only execution-contract ops.
+// RUN: rvnn-opt %models/bbt_grc_logic.mlir --rvnn-compile=library=%models/cells.mlir | FileCheck %s --check-prefix=EXEC
 
 // ROUNDTRIP: rvnn.param @embedding : tensor<10x200xf32> init normal(1.000000e+00)
 // ROUNDTRIP: rvnn.param @cell_w1 : tensor<800x400xf32> init xavier_uniform
@@ -32,3 +34,8 @@
 // COMPILED: math.absf
 // COMPILED: tensor.concat dim(1) {{.*}} -> tensor<?x800xf32>
 // COMPILED: -> tensor<?x7xf32>
+
+// EXEC: rvnn_exec.param @
+// EXEC-LABEL: rvnn_exec.func @forward
+// EXEC-NOT: {{ (arith|math|tensor|linalg|func|scf|rvnn)\.}}
+// EXEC: rvnn_exec.return

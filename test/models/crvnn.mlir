@@ -3,7 +3,9 @@
 // The compile pipeline links and inlines the GRC cell, lowers the affine.apply
 // that folding tensor.dim of the collapsed [N·Sa, D] cell input creates, and
 // keeps the per-sample halting loop.
-// RUN: rvnn-opt %models/crvnn.mlir --rvnn-compile=library=%models/cells.mlir | FileCheck %s --check-prefix=COMPILED
+// RUN: rvnn-opt %models/crvnn.mlir --rvnn-front=library=%models/cells.mlir | FileCheck %s --check-prefix=COMPILED
+// The full pipeline leaves only execution-contract ops.
+// RUN: rvnn-opt %models/crvnn.mlir --rvnn-compile=library=%models/cells.mlir | FileCheck %s --check-prefix=EXEC
 
 // ROUNDTRIP: rvnn.param @start : tensor<128xf32> init normal(1.000000e+00)
 // ROUNDTRIP: rvnn.param @end : tensor<128xf32> init normal(1.000000e+00)
@@ -34,3 +36,8 @@
 // COMPILED: rvnn.yield {{.*}} halt
 // COMPILED: rvnn.pool last
 // COMPILED: -> tensor<?x10xf32>
+
+// EXEC: rvnn_exec.param @
+// EXEC-LABEL: rvnn_exec.func @forward
+// EXEC-NOT: {{ (arith|math|tensor|linalg|func|scf|rvnn)\.}}
+// EXEC: rvnn_exec.return

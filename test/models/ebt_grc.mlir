@@ -1,7 +1,9 @@
 // The model parses, verifies and round-trips.
 // RUN: rvnn-opt %models/ebt_grc.mlir | rvnn-opt | FileCheck %s --check-prefix=ROUNDTRIP
 // The compile pipeline links and inlines the GRC cell and refines its shapes.
-// RUN: rvnn-opt %models/ebt_grc.mlir --rvnn-compile=library=%models/cells.mlir | FileCheck %s --check-prefix=COMPILED
+// RUN: rvnn-opt %models/ebt_grc.mlir --rvnn-front=library=%models/cells.mlir | FileCheck %s --check-prefix=COMPILED
+// The full pipeline leaves only execution-contract ops.
+// RUN: rvnn-opt %models/ebt_grc.mlir --rvnn-compile=library=%models/cells.mlir | FileCheck %s --check-prefix=EXEC
 
 // ROUNDTRIP: rvnn.param @score_w1 : tensor<64x128xf32> init xavier_uniform
 // ROUNDTRIP: rvnn.param @score_w2 : tensor<1x64xf32> init xavier_uniform
@@ -38,3 +40,8 @@
 // COMPILED: rvnn.yield
 // COMPILED: rvnn.beam_marginalize
 // COMPILED: -> tensor<?x10xf32>
+
+// EXEC: rvnn_exec.param @
+// EXEC-LABEL: rvnn_exec.func @forward
+// EXEC-NOT: {{ (arith|math|tensor|linalg|func|scf|rvnn)\.}}
+// EXEC: rvnn_exec.return

@@ -3,8 +3,10 @@
 // makes the generic head split static.
 
 // RUN: rvnn-opt %models/ndr.mlir | rvnn-opt | FileCheck %s
-// RUN: rvnn-opt %models/ndr.mlir --rvnn-compile | FileCheck %s --check-prefix=COMPILED
-// RUN: rvnn-opt %models/ndr.mlir --rvnn-compile | FileCheck %s --check-prefix=GENERIC
+// RUN: rvnn-opt %models/ndr.mlir --rvnn-front | FileCheck %s --check-prefix=COMPILED
+// RUN: rvnn-opt %models/ndr.mlir --rvnn-front | FileCheck %s --check-prefix=GENERIC
+// The full pipeline leaves only execution-contract ops.
+// RUN: rvnn-opt %models/ndr.mlir --rvnn-compile | FileCheck %s --check-prefix=EXEC
 
 // Parameters: D = 512, 16 heads of 32, FF 1024, learned rank-0 scalars,
 // gate bias -3, Linear(D, 10) head.
@@ -45,7 +47,7 @@
 // CHECK: rvnn.pool first %{{.*}}, %{{.*}} : (tensor<?x?x512xf32>, tensor<?x?xf32>) -> tensor<?x512xf32>
 // CHECK: rvnn.linear %{{.*}}, %{{.*}}, %{{.*}} : (tensor<?x512xf32>, tensor<10x512xf32>, tensor<10xf32>) -> tensor<?x10xf32>
 
-// After --rvnn-compile the helpers are inlined into the loop body and gone;
+// After --rvnn-front the helpers are inlined into the loop body and gone;
 // the generic head split is static again: q, k, v split into [N, 16, S, 32]
 // and the (back, front) projection into [N, 16, S, 2].
 // COMPILED-NOT: func.func private
@@ -66,3 +68,8 @@
 
 // No value keeps the generic [N, 16, S, ?] head type.
 // GENERIC-NOT: tensor<?x16x?x?xf32>
+
+// EXEC: rvnn_exec.param @
+// EXEC-LABEL: rvnn_exec.func @forward
+// EXEC-NOT: {{ (arith|math|tensor|linalg|func|scf|rvnn)\.}}
+// EXEC: rvnn_exec.return

@@ -2,6 +2,7 @@
 // bucket and batch size (bench/README.md says what is measured and how the
 // eager PyTorch baseline, bench/eager_step.py, mirrors it).
 
+#include "KernelsOption.h"
 #include "OptionParser.h"
 #include "Output.h"
 #include "Subcommands.h"
@@ -48,6 +49,10 @@ backward, clip, optimiser step. Batch k takes rows kB..kB+B-1 of the bucket
 Buckets come from --data files (one bucket each) or, for ListOps, from
 --lengths: --samples expressions of L..L+--spread tokens each, generated
 with --seed.
+
+Dispatch ops run the model's generated kernels unless --kernels reference
+(generated kernels are CPU-only; elsewhere the reference bodies run); the
+table and the JSON say which ran.
 
 Prints the median, 10th and 90th percentile step time in milliseconds and
 the peak resident set size, as a table and, with --json, as JSON with every
@@ -163,7 +168,7 @@ struct Measurement {
 
 int runBench(const std::vector<std::string> &args) {
   std::string configPath, modelDir, dataFiles, lengthList, jsonPath;
-  std::string batchList = "1", device = "cpu";
+  std::string batchList = "1", device = "cpu", kernels = "generated";
   std::uint64_t seed = 1, warmup = 3, steps = 20, samples = 100, spread = 20;
   unsigned threads = 0;
   bool evalForward = false;
@@ -188,6 +193,7 @@ int runBench(const std::vector<std::string> &args) {
   parser.add("--threads", "N", "intra-op threads (0: LibTorch's default)",
              threads);
   parser.add("--device", "NAME", "cpu, cuda or cuda:N", device);
+  addKernelsOption(parser, kernels);
   parser.addFlag("--eval-forward",
                  "forward in evaluation mode (no dropout), to compare with\n"
                  "the dropout-free eager references",
@@ -199,6 +205,7 @@ int runBench(const std::vector<std::string> &args) {
   for (const char *required : {"--config", "--model"})
     if (!parser.given(required))
       parser.fail(std::string("missing ") + required);
+  const KernelMode kernelMode = kernelsOption(parser, kernels);
   if (dataFiles.empty() == lengthList.empty())
     parser.fail("give either --data or --lengths");
   if (steps == 0)
@@ -214,6 +221,9 @@ int runBench(const std::vector<std::string> &args) {
   const torch::Device target = selectDevice(device);
   if (threads)
     at::set_num_threads(static_cast<int>(threads));
+  // Generated kernels are CPU-only: elsewhere dispatches run their bodies.
+  const std::string kernelsRan(
+      kernelModeName(target.is_cpu() ? kernelMode : KernelMode::Reference));
 
   std::vector<Bucket> buckets;
   if (!lengthList.empty()) {
@@ -246,7 +256,7 @@ int runBench(const std::vector<std::string> &args) {
         batches.push_back(makeBatch(data, rows));
       }
 
-      CompiledModel model(modelDir, target, seed);
+      CompiledModel model(modelDir, target, seed, kernelMode);
       std::vector<torch::Tensor> params;
       for (const auto &[name, param] : model.namedParameters())
         params.push_back(param);
@@ -287,8 +297,9 @@ int runBench(const std::vector<std::string> &args) {
   if (trainer.clip > 0)
     table << ", clip " << trainer.clip;
   table << ", forward in " << (evalForward ? "evaluation" : "training")
-        << " mode, " << at::get_num_threads() << " thread(s), " << warmup
-        << " warm-up + " << steps << " timed steps\n";
+        << " mode, " << kernelsRan << " kernels, " << at::get_num_threads()
+        << " thread(s), " << warmup << " warm-up + " << steps
+        << " timed steps\n";
   table << std::left << std::setw(24) << "bucket" << std::right << std::setw(10)
         << "lengths" << std::setw(7) << "batch" << std::setw(12) << "median ms"
         << std::setw(10) << "p10 ms" << std::setw(10) << "p90 ms"
@@ -317,6 +328,7 @@ int runBench(const std::vector<std::string> &args) {
                           {"optimiser", trainer.optimiser.name},
                           {"clip", trainer.clip},
                           {"forward_mode", evalForward ? "eval" : "train"},
+                          {"kernels", kernelsRan},
                           {"dtype", "float32"},
                           {"seed", seed},
                           {"warmup", warmup},

@@ -1,3 +1,4 @@
+#include "KernelsOption.h"
 #include "OptionParser.h"
 #include "Output.h"
 #include "Subcommands.h"
@@ -26,6 +27,7 @@ nlohmann::json encode(const torch::Tensor &tensor) {
 
 int runDumpGrads(const std::vector<std::string> &args) {
   std::string configPath, modelDir, dataFile, checkpoint, output = "-";
+  std::string kernels = "generated";
   std::uint64_t seed = 1, rows = 8;
   OptionParser parser(
       "rvnn-run dump-grads",
@@ -43,11 +45,13 @@ int runDumpGrads(const std::vector<std::string> &args) {
              checkpoint);
   parser.add("--output", "FILE", "where to write; - is standard output",
              output);
+  addKernelsOption(parser, kernels);
   if (!parser.parse(args))
     return 0;
   for (const char *required : {"--config", "--model", "--data"})
     if (!parser.given(required))
       parser.fail(std::string("missing ") + required);
+  const KernelMode kernelMode = kernelsOption(parser, kernels);
 
   RunConfig config = readRunConfig(configPath);
   Dataset data = readDataset(config.task, dataFile);
@@ -55,7 +59,7 @@ int runDumpGrads(const std::vector<std::string> &args) {
   std::iota(picked.begin(), picked.end(), 0);
   Batch batch = makeBatch(data, picked);
 
-  CompiledModel model(modelDir, torch::kCPU, seed);
+  CompiledModel model(modelDir, torch::kCPU, seed, kernelMode);
   model.executionContext().compactHalted = config.compactHalted;
   if (!checkpoint.empty())
     train::loadParameters(checkpoint, model, /*best=*/false);

@@ -1,3 +1,4 @@
+#include "KernelsOption.h"
 #include "OptionParser.h"
 #include "Report.h"
 #include "Subcommands.h"
@@ -16,7 +17,7 @@ using namespace rvnn::runtime;
 
 int runEval(const std::vector<std::string> &args) {
   std::string configPath, modelDir, checkpoint, dataFile;
-  std::string device = "cpu";
+  std::string device = "cpu", kernels = "generated";
   bool latest = false;
   OptionParser parser("rvnn-run eval",
                       "Scores a checkpoint on a data file and prints "
@@ -28,6 +29,7 @@ int runEval(const std::vector<std::string> &args) {
              checkpoint);
   parser.add("--data", "FILE", "data to score", dataFile);
   parser.add("--device", "NAME", "cpu, cuda or cuda:N", device);
+  addKernelsOption(parser, kernels);
   parser.addFlag("--latest",
                  "use the checkpoint's latest parameters, not its best",
                  latest);
@@ -36,9 +38,10 @@ int runEval(const std::vector<std::string> &args) {
   for (const char *required : {"--config", "--model", "--checkpoint", "--data"})
     if (!parser.given(required))
       parser.fail(std::string("missing ") + required);
+  const KernelMode kernelMode = kernelsOption(parser, kernels);
 
   RunConfig config = readRunConfig(configPath);
-  CompiledModel model(modelDir, selectDevice(device), /*seed=*/0);
+  CompiledModel model(modelDir, selectDevice(device), /*seed=*/0, kernelMode);
   model.executionContext().compactHalted = config.compactHalted;
   train::loadParameters(checkpoint, model, /*best=*/!latest);
   std::vector<Batch> batches =

@@ -1,3 +1,4 @@
+#include "KernelsOption.h"
 #include "OptionParser.h"
 #include "Report.h"
 #include "Subcommands.h"
@@ -17,7 +18,7 @@ using namespace rvnn::runtime;
 
 int runTrain(const std::vector<std::string> &args) {
   std::string configPath, modelDir, trainFile, devFile, testFiles, outDir;
-  std::string device = "cpu";
+  std::string device = "cpu", kernels = "generated";
   std::uint64_t seed = 1, maxSteps = 0, epochs = 0;
   bool resume = false, overwrite = false;
   OptionParser parser(
@@ -35,6 +36,7 @@ int runTrain(const std::vector<std::string> &args) {
   parser.add("--test", "FILES", "comma-separated test files", testFiles);
   parser.add("--out", "DIR", "run directory", outDir);
   parser.add("--device", "NAME", "cpu, cuda or cuda:N", device);
+  addKernelsOption(parser, kernels);
   parser.add("--seed", "N", "initialisation, dropout and batch order", seed);
   parser.add("--max-steps", "N", "stop after N optimiser steps (0: config)",
              maxSteps);
@@ -47,6 +49,7 @@ int runTrain(const std::vector<std::string> &args) {
   for (const char *required : {"--config", "--model", "--train", "--out"})
     if (!parser.given(required))
       parser.fail(std::string("missing ") + required);
+  const KernelMode kernelMode = kernelsOption(parser, kernels);
 
   RunConfig config = readRunConfig(configPath);
   nlohmann::json training = config.training;
@@ -61,7 +64,7 @@ int runTrain(const std::vector<std::string> &args) {
     training["epochs"] = epochs;
   train::TrainerConfig trainerConfig = train::TrainerConfig::fromJson(training);
 
-  CompiledModel model(modelDir, selectDevice(device), seed);
+  CompiledModel model(modelDir, selectDevice(device), seed, kernelMode);
   model.executionContext().compactHalted = config.compactHalted;
   Dataset trainData = readDataset(config.task, trainFile);
   std::vector<Batch> dev;

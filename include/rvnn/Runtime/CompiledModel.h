@@ -19,8 +19,11 @@ namespace rvnn::runtime {
 /// that training adds to the mean cross-entropy.
 class CompiledModel : public TrainableModel {
 public:
+  /// Loads the model (and, for generated kernels on the CPU, its kernel
+  /// library). Throws PlanError, e.g. for generated kernels on the CPU of a
+  /// model that has dispatch ops but was compiled without a kernel library.
   CompiledModel(const std::string &directory, torch::Device device,
-                uint64_t seed);
+                uint64_t seed, KernelMode kernels = KernelMode::Generated);
 
   std::vector<std::pair<std::string, torch::Tensor>>
   namedParameters() override {
@@ -31,7 +34,8 @@ public:
   torch::Generator &generator() override { return context.generator; }
 
   const Plan &plan() const { return compiled; }
-  /// How the plan runs (halting checks, compaction).
+  /// How the plan runs (halting checks, compaction, kernel mode; the kernel
+  /// library is loaded only when the constructor's mode is Generated).
   ExecutionContext &executionContext() { return context; }
 
 private:

@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <variant>
 #include <vector>
 
@@ -16,6 +17,16 @@ namespace rvnn::runtime {
 
 /// A runtime value: a tensor, or an integer scalar (`index`, `i64`, `i1`).
 using RuntimeValue = std::variant<torch::Tensor, int64_t>;
+
+/// How rvnn_exec.dispatch ops run: `Generated` calls the model's generated
+/// kernels (kernels.so) and their compiler-derived backward; `Reference` runs
+/// the dispatch's body with the reference handlers (ATen autograd backward).
+/// Generated on a non-CPU device falls back to the reference body.
+enum class KernelMode { Generated, Reference };
+
+/// "generated" / "reference"; nullopt for anything else.
+std::optional<KernelMode> parseKernelMode(std::string_view name);
+std::string_view kernelModeName(KernelMode mode);
 
 /// Settings that change what a plan computes.
 struct ExecutionContext {
@@ -31,6 +42,10 @@ struct ExecutionContext {
   bool compactHalted = false;
   /// Sample-steps the per_sample loop bodies ran (what compaction saves).
   int64_t rowSteps = 0;
+  /// Generated kernels or the reference bodies for dispatch ops. Executor's
+  /// constructor refuses Generated on the CPU for a plan that has dispatches
+  /// but no loaded kernel library.
+  KernelMode kernelMode = KernelMode::Generated;
 };
 
 /// The values of one function activation, indexed by plan value id.
@@ -52,16 +67,18 @@ private:
 
 class Executor;
 using OpHandler = std::function<void(Executor &, const PlanOp &, Frame &)>;
-using OpRegistry = std::map<std::string, OpHandler>;
+/// Keyed by the contract's op names, which are static strings.
+using OpRegistry = std::map<std::string_view, OpHandler>;
 
-/// Registries of op implementations, one per dialect family.
-void registerUpstreamOps(OpRegistry &registry);
-void registerRvnnOps(OpRegistry &registry);
+/// The handlers of the rvnn_exec ops, keyed by their contract names
+/// (rvnn/Dialect/Exec/ExecContract.h). Functions, parameter declarations and
+/// terminators have none: the executor handles them itself.
+OpRegistry execOpHandlers();
 
-/// Interprets a plan with ATen reference implementations of every op.
+/// Interprets a plan of rvnn_exec ops with ATen reference implementations.
 class Executor {
 public:
-  /// Throws PlanError naming the first op this runtime does not implement.
+  /// Throws PlanError naming the first op that has no handler.
   Executor(const Plan &plan,
            std::function<torch::Tensor(const std::string &)> parameter,
            ExecutionContext &context);
@@ -74,9 +91,15 @@ public:
                                       const std::vector<RuntimeValue> &args);
 
   ExecutionContext &context() { return ctx; }
+  const Plan &program() const { return plan; }
   torch::Tensor parameter(const std::string &name) const {
     return parameterLookup(name);
   }
+
+  /// Throws PlanError when `mode` on `device` needs generated kernels that
+  /// the plan does not have loaded.
+  static void checkKernels(const Plan &plan, KernelMode mode,
+                           const torch::Device &device);
 
 private:
   void checkImplemented(const PlanRegion &region) const;

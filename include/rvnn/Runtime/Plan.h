@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -11,9 +12,7 @@
 
 namespace rvnn::runtime {
 
-/// The compiled-model format version this runtime reads
-/// (docs/compiled-model-format.md).
-constexpr int64_t kPlanFormatVersion = 1;
+class KernelLibrary;
 
 /// A malformed or incompatible compiled model; the message names the file
 /// and the field.
@@ -66,12 +65,25 @@ struct Plan {
   std::string directory;
   std::vector<ParamSpec> params;
   std::map<std::string, PlanFunction> functions;
+  /// The `kernel` names of the plan's rvnn_exec.dispatch ops, sorted.
+  std::vector<std::string> dispatchKernels;
+  /// The manifest's kernel library file (`kernels.library`); empty when the
+  /// model was compiled without one.
+  std::string kernelLibraryFile;
+  /// The loaded kernel library; null when there is none or it was not
+  /// loaded (loadPlan's `loadKernels`).
+  std::shared_ptr<const KernelLibrary> kernels;
 
   const PlanFunction &function(const std::string &name) const;
 };
 
-/// Loads and validates DIR/manifest.json and DIR/plan.json. Throws PlanError.
-Plan loadPlan(const std::string &directory);
+/// Loads DIR/manifest.json and the plan it lists, in the format version of
+/// the execution contract (rvnn/Dialect/Exec/ExecContract.h). Checks the
+/// SHA-256 of every listed file and that every op of the plan is a contract
+/// op. With `loadKernels`, also loads the generated kernel library the
+/// manifest's `kernels` object names (KernelLibrary: ABI, dlopen, every
+/// listed symbol and both entry points of every dispatch). Throws PlanError.
+Plan loadPlan(const std::string &directory, bool loadKernels = true);
 
 } // namespace rvnn::runtime
 

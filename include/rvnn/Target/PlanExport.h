@@ -2,25 +2,30 @@
 #define RVNN_TARGET_PLANEXPORT_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "rvnn/Codegen/KernelLibrary.h"
 #include "llvm/Support/JSON.h"
 
 namespace mlir::rvnn {
 
-/// Version of the compiled-model format (docs/compiled-model-format.md).
-/// Bump it on any change the runtime must know about.
-constexpr int64_t kPlanFormatVersion = 1;
-
-/// Serialises a compiled module (after the compile pipeline) to the plan
-/// JSON: parameters, then every function as a list of ops over numbered
-/// values. Fails, with a diagnostic on the offending op, for IR the format
-/// cannot carry (non-tensor values other than index, unsupported attributes).
+/// Serialises a compiled module (after the compile pipeline: rvnn_exec ops
+/// only) to the plan JSON: parameters, then every function as a list of ops
+/// over numbered values. The format version and names come from the
+/// execution contract (rvnn/Dialect/Exec/ExecContract.h). Fails, with a
+/// diagnostic on the offending op, for an op outside the contract or IR the
+/// format cannot carry (non-tensor values other than index, unsupported
+/// attributes).
 FailureOr<llvm::json::Value> exportPlan(ModuleOp module);
 
-/// Writes plan.json and manifest.json (versions, SHA-256 of the plan and of
-/// the source) into `directory`, each through a temporary file and a rename
-/// so a failed compile never leaves a half-written model behind.
+/// Writes plan.json and manifest.json (versions, the SHA-256 of the source
+/// and of every file of the model) into `directory`, each through a temporary
+/// file and a rename so a failed compile never leaves a half-written model
+/// behind. When the module holds a kernels module (`rvnn_exec.kernels`), its
+/// kernels are compiled for `target` into `kernels.so` (emitKernelLibrary),
+/// listed in `files` with role `kernels`, and described by the manifest's
+/// `kernels` object (ABI, library, target triple, CPU, entry symbols).
 LogicalResult writeCompiledModel(ModuleOp module, StringRef directory,
-                                 StringRef sourcePath, StringRef sourceText);
+                                 StringRef sourcePath, StringRef sourceText,
+                                 const KernelTarget &target = KernelTarget());
 
 } // namespace mlir::rvnn
 

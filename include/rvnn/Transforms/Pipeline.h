@@ -13,8 +13,16 @@ struct CompilePipelineOptions
                                              "(empty: link nothing)")};
 };
 
-/// link cells -> inline -> infer shapes -> canonicalize -> cse: the module
-/// the plan exporter serialises. Registered in rvnn-opt as `rvnn-compile`.
+/// link cells -> inline -> infer shapes -> canonicalize -> cse: the model in
+/// the rvnn dialect and upstream ops. Registered as `rvnn-front`.
+void buildFrontPipeline(OpPassManager &pm,
+                        const CompilePipelineOptions &options);
+
+/// The front end, then the lowering to the execution dialect, elementwise
+/// fusion into dispatches, their kernel IR (forward and derived backward)
+/// and the contract check: the module the plan exporter serialises (program)
+/// and compiles (kernels). Registered as
+/// `rvnn-compile`.
 void buildCompilePipeline(OpPassManager &pm,
                           const CompilePipelineOptions &options);
 

@@ -1,6 +1,8 @@
 #include "rvnn/Runtime/CompiledModel.h"
+#include "rvnn/Dialect/Exec/ExecContract.h"
 
 #include <cmath>
+#include <optional>
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/nn/functional/loss.h>
@@ -9,39 +11,46 @@ namespace rvnn::runtime {
 
 torch::Tensor initialiseParameter(const ParamSpec &spec,
                                   torch::Generator &generator) {
+  using Init = contract::InitKind;
+  std::optional<Init> init = contract::parseInitKind(spec.init);
+  if (!init)
+    throw PlanError("parameter '" + spec.name + "': unknown initialiser '" +
+                    spec.init + "'");
   auto options = torch::dtype(scalarType(spec.type.dtype));
   const std::vector<int64_t> &shape = spec.type.shape;
-  if (spec.init == "zeros")
-    return torch::zeros(shape, options);
-  if (spec.init == "ones")
-    return torch::ones(shape, options);
-  if (spec.init == "constant")
-    return torch::full(shape, spec.scale, options);
   torch::Tensor tensor = torch::empty(shape, options);
-  if (spec.init == "normal")
+  switch (*init) {
+  case Init::zeros:
+    return tensor.zero_();
+  case Init::ones:
+    return tensor.fill_(1.0);
+  case Init::constant:
+    return tensor.fill_(spec.scale);
+  case Init::normal:
     return tensor.normal_(0.0, spec.scale, generator);
-  if (spec.init == "uniform")
+  case Init::uniform:
     return tensor.uniform_(-spec.scale, spec.scale, generator);
-  if (spec.init == "xavier_uniform") {
-    if (shape.size() < 2)
-      throw PlanError("parameter '" + spec.name +
-                      "': xavier_uniform needs rank >= 2");
-    int64_t receptive = 1;
-    for (size_t d = 2; d < shape.size(); ++d)
-      receptive *= shape[d];
-    double fanIn = static_cast<double>(shape[1] * receptive);
-    double fanOut = static_cast<double>(shape[0] * receptive);
-    double bound = spec.scale * std::sqrt(6.0 / (fanIn + fanOut));
-    return tensor.uniform_(-bound, bound, generator);
+  case Init::xavier_uniform:
+    break;
   }
-  throw PlanError("parameter '" + spec.name + "': unknown initialiser '" +
-                  spec.init + "'");
+  if (shape.size() < 2)
+    throw PlanError("parameter '" + spec.name +
+                    "': xavier_uniform needs rank >= 2");
+  int64_t receptive = 1;
+  for (size_t d = 2; d < shape.size(); ++d)
+    receptive *= shape[d];
+  double fanIn = static_cast<double>(shape[1] * receptive);
+  double fanOut = static_cast<double>(shape[0] * receptive);
+  double bound = spec.scale * std::sqrt(6.0 / (fanIn + fanOut));
+  return tensor.uniform_(-bound, bound, generator);
 }
 
 CompiledModel::CompiledModel(const std::string &directory, torch::Device device,
-                             uint64_t seed)
-    : compiled(loadPlan(directory)) {
+                             uint64_t seed, KernelMode kernels)
+    : compiled(loadPlan(directory,
+                        kernels == KernelMode::Generated && device.is_cpu())) {
   context.device = device;
+  context.kernelMode = kernels;
   context.generator = at::make_generator<at::CPUGeneratorImpl>(seed);
   // Initialised on the CPU in plan order so a seed gives the same weights on
   // every device.

@@ -1,4 +1,5 @@
 #include "rvnn/Runtime/Executor.h"
+#include "Handlers.h"
 
 #include <sstream>
 
@@ -6,7 +7,7 @@ namespace rvnn::runtime {
 namespace {
 
 bool isTerminator(const std::string &name) {
-  return name == "func.return" || name == "rvnn.yield";
+  return name == exec::ReturnOp::name || name == exec::YieldOp::name;
 }
 
 std::string shapeText(c10::IntArrayRef shape) {
@@ -49,6 +50,54 @@ void checkType(const RuntimeValue &value, const ValueType &type,
 }
 
 } // namespace
+
+const nlohmann::json &attr(const PlanOp &op, std::string_view name) {
+  auto it = op.attrs.find(std::string(name));
+  if (it == op.attrs.end())
+    throw PlanError(op.where() + ": missing attribute '" + std::string(name) +
+                    "'");
+  return *it;
+}
+
+OperandGroup operandGroup(const PlanOp &op, size_t group) {
+  // MLIR's attribute of ops with AttrSizedOperandSegments.
+  std::vector<int64_t> sizes =
+      attrAs<std::vector<int64_t>>(op, "operandSegmentSizes");
+  OperandGroup result;
+  size_t total = 0;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    if (i == group)
+      result = {total, static_cast<size_t>(sizes[i])};
+    total += sizes[i];
+  }
+  if (group >= sizes.size() || total != op.operands.size())
+    throw PlanError(op.where() +
+                    ": operandSegmentSizes does not match the operands");
+  return result;
+}
+
+OpRegistry execOpHandlers() {
+  OpRegistry registry;
+  registerControlOps(registry);
+  registerScalarOps(registry);
+  registerViewOps(registry);
+  registerLibraryOps(registry);
+  registerKernelOps(registry);
+  registerDispatchOps(registry);
+  return registry;
+}
+
+std::optional<KernelMode> parseKernelMode(std::string_view name) {
+  if (name == "generated")
+    return KernelMode::Generated;
+  if (name == "reference")
+    return KernelMode::Reference;
+  return std::nullopt;
+}
+
+std::string_view kernelModeName(KernelMode mode) {
+  return mode == KernelMode::Generated ? "generated" : "reference";
+}
 
 torch::ScalarType scalarType(const std::string &dtype) {
   if (dtype == "f32")
@@ -95,11 +144,25 @@ void Frame::setResult(const PlanOp &op, size_t index, RuntimeValue value) {
 Executor::Executor(const Plan &plan,
                    std::function<torch::Tensor(const std::string &)> parameter,
                    ExecutionContext &context)
-    : plan(plan), parameterLookup(std::move(parameter)), ctx(context) {
-  registerUpstreamOps(registry);
-  registerRvnnOps(registry);
+    : plan(plan), parameterLookup(std::move(parameter)), ctx(context),
+      registry(execOpHandlers()) {
   for (const auto &entry : plan.functions)
     checkImplemented(entry.second.body);
+  checkKernels(plan, ctx.kernelMode, ctx.device);
+}
+
+void Executor::checkKernels(const Plan &plan, KernelMode mode,
+                            const torch::Device &device) {
+  if (mode != KernelMode::Generated || !device.is_cpu() ||
+      plan.dispatchKernels.empty() || plan.kernels)
+    return;
+  if (plan.kernelLibraryFile.empty())
+    throw PlanError(plan.directory +
+                    ": compiled without a kernel library; recompile or use "
+                    "--kernels reference");
+  throw PlanError(plan.directory + "/" + plan.kernelLibraryFile +
+                  ": the kernel library was not loaded; load the plan with "
+                  "its kernels or use --kernels reference");
 }
 
 void Executor::checkImplemented(const PlanRegion &region) const {

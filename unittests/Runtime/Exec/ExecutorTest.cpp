@@ -1,19 +1,28 @@
-// The plan interpreter on hand-written plans: upstream op semantics,
-// rvnn.recurse's per-sample halting, and its errors.
+// The plan loader and interpreter on hand-written rvnn_exec plans: the
+// manifest's file list and hashes, the execution contract, op semantics,
+// recurse's per-sample halting, and errors.
 #include "rvnn/Runtime/Executor.h"
+#include "rvnn/Dialect/Exec/ExecContract.h"
+#include "rvnn/Runtime/Ops/NN.h"
 
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include <gtest/gtest.h>
+#include <openssl/evp.h>
 #include <torch/torch.h>
 
 using namespace rvnn::runtime;
 using nlohmann::json;
+namespace contract = rvnn::contract;
+namespace exec = rvnn::contract::ops;
 
 namespace {
 
 constexpr int64_t kDynamic = std::numeric_limits<int64_t>::min();
+
+std::string str(std::string_view text) { return std::string(text); }
 
 json type(const std::string &dtype, std::vector<int64_t> shape,
           bool tensor = true) {
@@ -24,32 +33,77 @@ json value(int64_t id, json valueType) {
   return {{"id", id}, {"type", std::move(valueType)}};
 }
 
-json op(const std::string &name, std::vector<int64_t> operands, json results,
+json op(std::string_view opName, std::vector<int64_t> operands, json results,
         json attrs = json::object(), json regions = json::array()) {
-  return {{"op", name},     {"operands", operands}, {"results", results},
-          {"attrs", attrs}, {"regions", regions},   {"loc", "test.mlir:1:1"}};
+  return {{"op", str(opName)},  {"operands", operands},
+          {"results", results}, {"attrs", attrs},
+          {"regions", regions}, {"loc", "test.mlir:1:1"}};
 }
 
-/// Writes a compiled-model directory holding `@forward` and loads it.
-Plan planOf(json args, json body, const std::string &name) {
+std::string sha256Hex(const std::string &bytes) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  EXPECT_EQ(EVP_Digest(bytes.data(), bytes.size(), digest, &length,
+                       EVP_sha256(), nullptr),
+            1);
+  std::string text;
+  for (unsigned int i = 0; i < length; ++i) {
+    static const char hex[] = "0123456789abcdef";
+    text += hex[digest[i] >> 4];
+    text += hex[digest[i] & 0xf];
+  }
+  return text;
+}
+
+/// Writes `files` (path -> contents) into a fresh directory `name` with a
+/// manifest listing each with its role and SHA-256; returns the directory.
+std::string writeModel(const std::string &name,
+                       const std::vector<std::array<std::string, 3>> &files) {
   std::filesystem::path dir =
       std::filesystem::path(testing::TempDir()) / ("rvnn-exec-" + name);
+  std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  json plan = {{"format", "rvnn-plan"},
-               {"version", kPlanFormatVersion},
+  json listed = json::array();
+  for (const auto &[path, role, contents] : files) {
+    std::ofstream(dir / path) << contents;
+    listed.push_back(
+        {{"path", path}, {"role", role}, {"sha256", sha256Hex(contents)}});
+  }
+  json manifest = {{"format", str(contract::kModelFormat)},
+                   {"version", contract::kFormatVersion},
+                   {"compiler", "hand-written"},
+                   {"files", listed}};
+  std::ofstream(dir / "manifest.json") << manifest.dump();
+  return dir.string();
+}
+
+/// A plan holding `@forward` with these arguments and body, as text.
+std::string planText(json args, json body) {
+  json plan = {{"format", str(contract::kPlanFormat)},
+               {"version", contract::kFormatVersion},
                {"params", json::array()},
                {"functions",
                 {{{"name", "forward"},
                   {"args", args},
                   {"body", body},
                   {"result_types", json::array()}}}}};
-  json manifest = {{"format", "rvnn-compiled-model"},
-                   {"version", kPlanFormatVersion},
-                   {"plan", "plan.json"},
-                   {"kernels", json::array()}};
-  std::ofstream(dir / "plan.json") << plan.dump();
-  std::ofstream(dir / "manifest.json") << manifest.dump();
-  return loadPlan(dir.string());
+  return plan.dump();
+}
+
+/// Writes a compiled-model directory holding `@forward` and loads it.
+Plan planOf(json args, json body, const std::string &name) {
+  return loadPlan(writeModel(
+      name,
+      {{"plan.json", "plan", planText(std::move(args), std::move(body))}}));
+}
+
+std::string loadError(const std::string &directory) {
+  try {
+    loadPlan(directory);
+  } catch (const PlanError &error) {
+    return error.what();
+  }
+  return "(loaded)";
 }
 
 std::vector<RuntimeValue> run(const Plan &plan,
@@ -60,33 +114,63 @@ std::vector<RuntimeValue> run(const Plan &plan,
   return executor.call("forward", args);
 }
 
-} // namespace
-
-TEST(Executor, RankReducingSliceKeepsDynamicUnitDims) {
-  // tensor.extract_slice %x[0, 1, 0] [%n, 1, 3] [1, 1, 1] : ?x4x3 to ?x3,
-  // run with N = 1: the dynamic batch dim must survive, the static unit dim
-  // goes.
-  Plan plan = planOf(
-      {value(0, type("f32", {-1, 4, 3})), value(1, type("index", {}, false))},
-      {op("tensor.extract_slice", {0, 1}, {value(2, type("f32", {-1, 3}))},
-          {{"static_offsets", {0, 1, 0}},
-           {"static_sizes", {kDynamic, 1, 3}},
-           {"static_strides", {1, 1, 1}}}),
-       op("func.return", {2}, json::array())},
-      "slice");
-  torch::Tensor x = torch::arange(12, torch::kFloat).reshape({1, 4, 3});
-  torch::Tensor out = std::get<torch::Tensor>(run(plan, {x, int64_t{1}}).at(0));
-  EXPECT_EQ(out.sizes(), (std::vector<int64_t>{1, 3}));
-  EXPECT_TRUE(torch::equal(out, x.select(1, 1)));
+json returnOp(std::vector<int64_t> operands) {
+  return op(exec::ReturnOp::name, std::move(operands), json::array());
 }
 
-/// forward(h0, inc, halt, n) = rvnn.recurse (h = h0) halting <per_sample>
+} // namespace
+
+TEST(Executor, SliceDropsTheListedUnitDims) {
+  // slice %x[0, %off, 0] [%n, 1, 3] [1, 1, 1] dropping dim 1, run with N = 1:
+  // the dynamic batch dim of size 1 survives, only dim 1 goes.
+  Plan plan = planOf(
+      {value(0, type("f32", {-1, 4, 3})), value(1, type("index", {}, false)),
+       value(2, type("index", {}, false))},
+      {op(exec::SliceOp::name, {0, 1, 2}, {value(3, type("f32", {-1, 3}))},
+          {{"static_offsets", {0, kDynamic, 0}},
+           {"static_sizes", {kDynamic, 1, 3}},
+           {"static_strides", {1, 1, 1}},
+           {"dropped_dims", {1}},
+           {"operandSegmentSizes", {1, 1, 1, 0}}}),
+       returnOp({3})},
+      "slice");
+  torch::Tensor x = torch::arange(12, torch::kFloat).reshape({1, 4, 3});
+  torch::Tensor out =
+      std::get<torch::Tensor>(run(plan, {x, int64_t{2}, int64_t{1}}).at(0));
+  EXPECT_EQ(out.sizes(), (std::vector<int64_t>{1, 3}));
+  EXPECT_TRUE(torch::equal(out, x.select(1, 2)));
+}
+
+TEST(Executor, SliceRejectsDroppingALongerDim) {
+  Plan plan = planOf({value(0, type("f32", {2, 3}))},
+                     {op(exec::SliceOp::name, {0}, {value(1, type("f32", {3}))},
+                         {{"static_offsets", {0, 0}},
+                          {"static_sizes", {2, 3}},
+                          {"static_strides", {1, 1}},
+                          {"dropped_dims", {0}},
+                          {"operandSegmentSizes", {1, 0, 0, 0}}}),
+                      returnOp({1})},
+                     "slice-drop");
+  try {
+    run(plan, {torch::zeros({2, 3})});
+    FAIL() << "dim 0 has size 2 and cannot be dropped";
+  } catch (const PlanError &error) {
+    EXPECT_NE(std::string(error.what())
+                  .find("rvnn_exec.slice: dropped dim 0 is not a unit dim"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
+/// forward(h0, inc, halt, n) = recurse (h = h0) halting <per_sample>
 /// max_steps n { h' = h + inc; yield h' halt %halt }.
 Plan haltingPlan() {
-  json body = {op("arith.addf", {5, 1}, {value(6, type("f32", {-1}))}),
-               op("rvnn.yield", {6, 2}, json::array(), {{"has_halt", true}})};
+  json body = {
+      op(exec::ElementwiseOp::name, {5, 1}, {value(6, type("f32", {-1}))},
+         {{"fn", "add"}}),
+      op(exec::YieldOp::name, {6, 2}, json::array(), {{"has_halt", true}})};
   json recurse =
-      op("rvnn.recurse", {0, 3}, {value(7, type("f32", {-1}))},
+      op(exec::RecurseOp::name, {0, 3}, {value(7, type("f32", {-1}))},
          {{"halting", "per_sample"}, {"operandSegmentSizes", {1, 1}}},
          {{{"args",
             {value(4, type("index", {}, false)), value(5, type("f32", {-1}))}},
@@ -94,7 +178,7 @@ Plan haltingPlan() {
   return planOf({value(0, type("f32", {-1})), value(1, type("f32", {-1})),
                  value(2, type("i1", {-1})),
                  value(3, type("index", {}, false))},
-                {recurse, op("func.return", {7}, json::array())}, "halt");
+                {recurse, returnOp({7})}, "halt");
 }
 
 TEST(Executor, PerSampleHaltingFreezesHaltedRows) {
@@ -123,13 +207,14 @@ TEST(Executor, AllHaltedEndsTheLoopEarly) {
 /// sample's limit; the body reads the batch only through its state (h, limit).
 Plan countingPlan() {
   json body = {
-      op("rvnn.broadcast_like", {2, 5}, {value(7, type("f32", {-1}))}),
-      op("arith.addf", {5, 7}, {value(8, type("f32", {-1}))}),
-      op("arith.cmpf", {8, 6}, {value(9, type("i1", {-1}))},
-         {{"predicate", 3}}), // oge
-      op("rvnn.yield", {8, 6, 9}, json::array(), {{"has_halt", true}})};
+      op(exec::BroadcastLikeOp::name, {2, 5}, {value(7, type("f32", {-1}))}),
+      op(exec::ElementwiseOp::name, {5, 7}, {value(8, type("f32", {-1}))},
+         {{"fn", "add"}}),
+      op(exec::CompareOp::name, {8, 6}, {value(9, type("i1", {-1}))},
+         {{"predicate", "oge"}}),
+      op(exec::YieldOp::name, {8, 6, 9}, json::array(), {{"has_halt", true}})};
   json recurse =
-      op("rvnn.recurse", {0, 1, 3},
+      op(exec::RecurseOp::name, {0, 1, 3},
          {value(10, type("f32", {-1})), value(11, type("f32", {-1}))},
          {{"halting", "per_sample"}, {"operandSegmentSizes", {2, 1}}},
          {{{"args",
@@ -139,7 +224,7 @@ Plan countingPlan() {
   return planOf({value(0, type("f32", {-1})), value(1, type("f32", {-1})),
                  value(2, type("f32", {1})),
                  value(3, type("index", {}, false))},
-                {recurse, op("func.return", {10}, json::array())}, "count");
+                {recurse, returnOp({10})}, "count");
 }
 
 TEST(Executor, CompactionDropsHaltedRowsWithSameResult) {
@@ -182,8 +267,8 @@ TEST(Executor, CompactionIsOffWhenTheBodyCapturesBatchRows) {
 }
 
 TEST(Executor, WrongInputShapeNamesTheArgument) {
-  Plan plan = planOf({value(0, type("f32", {-1, 4}))},
-                     {op("func.return", {0}, json::array())}, "shape");
+  Plan plan =
+      planOf({value(0, type("f32", {-1, 4}))}, {returnOp({0})}, "shape");
   try {
     run(plan, {torch::zeros({2, 5})});
     FAIL() << "a [2, 5] input for a ?x4 argument must be rejected";
@@ -194,18 +279,317 @@ TEST(Executor, WrongInputShapeNamesTheArgument) {
   }
 }
 
-TEST(Executor, UnknownOpIsRejectedAtLoad) {
-  Plan plan = planOf({value(0, type("f32", {-1}))},
-                     {op("foo.bar", {0}, {value(1, type("f32", {-1}))}),
-                      op("func.return", {1}, json::array())},
-                     "unknown");
+/// forward(a, b) = dispatch "forward_k0" (a, b) { sigmoid(x) * y }, without
+/// a kernel library (a hand-written model has none).
+Plan dispatchPlan() {
+  json body = {op(exec::SigmoidOp::name, {2}, {value(4, type("f32", {-1}))}),
+               op(exec::ElementwiseOp::name, {4, 3},
+                  {value(5, type("f32", {-1}))}, {{"fn", "mul"}}),
+               op(exec::YieldOp::name, {5}, json::array())};
+  json dispatch =
+      op(exec::DispatchOp::name, {0, 1}, {value(6, type("f32", {-1}))},
+         {{str(exec::DispatchOp::attr::kernel), "forward_k0"}},
+         {{{"args", {value(2, type("f32", {-1})), value(3, type("f32", {-1}))}},
+           {"body", body}}});
+  return planOf({value(0, type("f32", {-1})), value(1, type("f32", {-1}))},
+                {dispatch, returnOp({6})}, "dispatch");
+}
+
+TEST(Executor, DispatchReferenceRunsItsBody) {
+  Plan plan = dispatchPlan();
+  EXPECT_EQ(plan.dispatchKernels, std::vector<std::string>{"forward_k0"});
+  EXPECT_FALSE(plan.kernels);
+  ExecutionContext context;
+  context.kernelMode = KernelMode::Reference;
+  torch::Tensor a = torch::tensor({-1.0f, 0.0f, 2.0f});
+  torch::Tensor b = torch::tensor({3.0f, 4.0f, 5.0f});
+  torch::Tensor out = std::get<torch::Tensor>(run(plan, {a, b}, context).at(0));
+  EXPECT_TRUE(torch::allclose(out, torch::sigmoid(a) * b)) << out;
+}
+
+TEST(Executor, DispatchGeneratedNeedsAKernelLibrary) {
+  Plan plan = dispatchPlan();
   try {
-    run(plan, {torch::zeros({2})});
-    FAIL() << "foo.bar must be rejected";
+    run(plan, {torch::zeros({2}), torch::zeros({2})});
+    FAIL() << "generated kernels without a kernel library must be refused";
   } catch (const PlanError &error) {
     EXPECT_NE(std::string(error.what())
-                  .find("test.mlir:1:1: foo.bar: op is not implemented"),
+                  .find("compiled without a kernel library; recompile or use "
+                        "--kernels reference"),
               std::string::npos)
         << error.what();
   }
+}
+
+TEST(Executor, KernelModeNames) {
+  EXPECT_EQ(parseKernelMode("generated"), KernelMode::Generated);
+  EXPECT_EQ(parseKernelMode("reference"), KernelMode::Reference);
+  EXPECT_FALSE(parseKernelMode("native"));
+  EXPECT_EQ(kernelModeName(KernelMode::Reference), "reference");
+}
+
+TEST(Executor, EveryExecutableContractOpHasAHandler) {
+  OpRegistry handlers = execOpHandlers();
+  for (const contract::OpInfo &info : contract::kOps) {
+    bool handledElsewhere =
+        info.name == exec::FuncOp::name || info.name == exec::ParamOp::name ||
+        info.name == exec::ReturnOp::name || info.name == exec::YieldOp::name;
+    EXPECT_EQ(handlers.count(info.name), handledElsewhere ? 0u : 1u)
+        << info.name;
+  }
+  EXPECT_EQ(handlers.size(), contract::kOps.size() - 4);
+}
+
+TEST(Loader, OpOutsideTheContractIsRejected) {
+  std::string dir = writeModel(
+      "outside",
+      {{"plan.json", "plan",
+        planText({value(0, type("f32", {-1}))},
+                 {op("arith.addf", {0, 0}, {value(1, type("f32", {-1}))}),
+                  returnOp({1})})}});
+  EXPECT_NE(loadError(dir).find("plan.json: test.mlir:1:1: arith.addf: op is "
+                                "outside the execution contract"),
+            std::string::npos)
+      << loadError(dir);
+}
+
+TEST(Loader, ContractOpWithoutHandlerIsRejected) {
+  // rvnn_exec.param declares a parameter at the top level; it never runs.
+  Plan plan = planOf(json::array(),
+                     {op(exec::ParamOp::name, {}, json::array()), returnOp({})},
+                     "param");
+  try {
+    run(plan, {});
+    FAIL() << "a param op in a function body must be rejected";
+  } catch (const PlanError &error) {
+    EXPECT_NE(std::string(error.what())
+                  .find("rvnn_exec.param: op is not implemented"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
+TEST(Loader, EditedFileFailsItsHash) {
+  std::string plan = planText({value(0, type("f32", {-1}))}, {returnOp({0})});
+  std::string dir = writeModel("edited", {{"plan.json", "plan", plan}});
+  ASSERT_EQ(loadError(dir), "(loaded)");
+  std::ofstream(dir + "/plan.json") << plan << ' ';
+  EXPECT_EQ(loadError(dir),
+            dir + "/manifest.json: files[0]: plan.json: SHA-256 mismatch (the "
+                  "file changed after compilation; recompile the model)");
+}
+
+TEST(Loader, EveryListedFileIsChecked) {
+  std::string plan = planText({value(0, type("f32", {-1}))}, {returnOp({0})});
+  // Other roles are accepted when present and hashed.
+  std::string dir = writeModel("kernels", {{"plan.json", "plan", plan},
+                                           {"kernels.ptx", "kernels", "ptx"}});
+  EXPECT_EQ(loadError(dir), "(loaded)");
+  std::filesystem::remove(dir + "/kernels.ptx");
+  EXPECT_EQ(loadError(dir), dir + "/manifest.json: files[1]: kernels.ptx: "
+                                  "listed but missing from the directory");
+}
+
+TEST(Loader, ListedPathsStayInsideTheDirectory) {
+  std::string plan = planText({value(0, type("f32", {-1}))}, {returnOp({0})});
+  std::string dir = writeModel("escape", {{"plan.json", "plan", plan}});
+  std::ofstream(dir + "/manifest.json") << json{
+      {"format", str(contract::kModelFormat)},
+      {"version", contract::kFormatVersion},
+      {"files",
+       {{{"path", "../rvnn-exec-escape/plan.json"},
+         {"role", "plan"},
+         {"sha256", sha256Hex(plan)}}}}}.dump();
+  EXPECT_NE(loadError(dir).find("files[0]: ../rvnn-exec-escape/plan.json: "
+                                "path must be relative and inside"),
+            std::string::npos)
+      << loadError(dir);
+}
+
+TEST(Loader, ExactlyOnePlanAndTheContractVersion) {
+  std::string plan = planText({value(0, type("f32", {-1}))}, {returnOp({0})});
+  std::string none = writeModel("no-plan", {{"plan.json", "kernels", plan}});
+  EXPECT_NE(loadError(none).find("exactly one file with role 'plan'"),
+            std::string::npos)
+      << loadError(none);
+  std::string v3 = writeModel("v3", {{"plan.json", "plan", plan}});
+  std::ifstream in(v3 + "/manifest.json");
+  json manifest = json::parse(in);
+  manifest["version"] = 3;
+  std::ofstream(v3 + "/manifest.json") << manifest.dump();
+  EXPECT_EQ(loadError(v3),
+            v3 + "/manifest.json: format version 3 is not supported by this "
+                 "runtime (reads version 2); recompile the model with this "
+                 "release");
+}
+
+namespace {
+
+/// Runs one handler on operands 0..k-1, returning result k.
+class ExecOps : public ::testing::Test {
+protected:
+  ExecOps()
+      : executor(
+            plan, [](const std::string &) { return torch::Tensor(); },
+            context) {}
+
+  RuntimeValue run(std::string_view opName, std::vector<RuntimeValue> operands,
+                   ValueType resultType, json attrs = json::object()) {
+    PlanOp op;
+    op.name = str(opName);
+    op.loc = "test.mlir:1:1";
+    for (size_t i = 0; i < operands.size(); ++i)
+      op.operands.push_back(static_cast<int64_t>(i));
+    op.results = {static_cast<int64_t>(operands.size())};
+    op.resultTypes = {std::move(resultType)};
+    op.attrs = std::move(attrs);
+    Frame frame(static_cast<int64_t>(operands.size()) + 1);
+    for (size_t i = 0; i < operands.size(); ++i)
+      frame.bind(static_cast<int64_t>(i), operands[i]);
+    handlers.at(opName)(executor, op, frame);
+    return frame.get(op, op.results[0]);
+  }
+
+  torch::Tensor tensor(std::string_view opName,
+                       std::vector<RuntimeValue> operands, ValueType type,
+                       json attrs = json::object()) {
+    return std::get<torch::Tensor>(
+        run(opName, std::move(operands), std::move(type), std::move(attrs)));
+  }
+
+  int64_t integer(contract::IndexArithKind kind, int64_t a, int64_t b) {
+    return std::get<int64_t>(run(exec::IndexArithOp::name, {a, b},
+                                 {"index", {}, false},
+                                 {{"kind", str(contract::keyword(kind))}}));
+  }
+
+  Plan plan;
+  ExecutionContext context;
+  Executor executor;
+  OpRegistry handlers = execOpHandlers();
+};
+
+} // namespace
+
+TEST_F(ExecOps, GemmTransposedMatrixIsTheLinearLayer) {
+  torch::manual_seed(0);
+  auto x = torch::randn({5, 3, 8});
+  auto w = torch::randn({4, 8});
+  auto b = torch::randn({4});
+  auto acc = torch::randn({5, 3, 4});
+  ValueType out{"f32", {5, 3, 4}, true};
+  json transposed = {{"transpose_rhs", true},
+                     {"operandSegmentSizes", {1, 1, 1, 0}}};
+  EXPECT_TRUE(
+      torch::equal(tensor(exec::GemmOp::name, {x, w, b}, out, transposed),
+                   ops::linear(x, w, b)));
+  json accumulating = {{"transpose_rhs", true},
+                       {"operandSegmentSizes", {1, 1, 1, 1}}};
+  EXPECT_TRUE(torch::equal(
+      tensor(exec::GemmOp::name, {x, w, b, acc}, out, accumulating),
+      acc + ops::linear(x, w, b)));
+}
+
+TEST_F(ExecOps, GemmBatchedWithAccumulatorAndTransposedBatch) {
+  torch::manual_seed(0);
+  auto lhs = torch::randn({2, 3, 4});
+  auto rhs = torch::randn({2, 4, 5});
+  auto acc = torch::randn({2, 3, 5});
+  ValueType out{"f32", {2, 3, 5}, true};
+  EXPECT_TRUE(torch::equal(tensor(exec::GemmOp::name, {lhs, rhs, acc}, out,
+                                  {{"operandSegmentSizes", {1, 1, 0, 1}}}),
+                           acc + torch::matmul(lhs, rhs)));
+  auto bias = torch::randn({5});
+  auto rhsT = rhs.transpose(1, 2).contiguous();
+  EXPECT_TRUE(torch::allclose(
+      tensor(exec::GemmOp::name, {lhs, rhsT, bias}, out,
+             {{"transpose_rhs", true}, {"operandSegmentSizes", {1, 1, 1, 0}}}),
+      torch::matmul(lhs, rhs) + bias));
+}
+
+TEST_F(ExecOps, ComparePredicatesFollowIeee) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  // Pairs: less, equal, greater, NaN on the left, NaN on the right.
+  auto a = torch::tensor({1.0, 2.0, 3.0, nan, 1.0}, torch::kFloat);
+  auto b = torch::tensor({2.0, 2.0, 2.0, 1.0, nan}, torch::kFloat);
+  const std::vector<std::pair<std::string, std::vector<bool>>> expected = {
+      {"false", {0, 0, 0, 0, 0}}, {"oeq", {0, 1, 0, 0, 0}},
+      {"ogt", {0, 0, 1, 0, 0}},   {"oge", {0, 1, 1, 0, 0}},
+      {"olt", {1, 0, 0, 0, 0}},   {"ole", {1, 1, 0, 0, 0}},
+      {"one", {1, 0, 1, 0, 0}},   {"ord", {1, 1, 1, 0, 0}},
+      {"ueq", {0, 1, 0, 1, 1}},   {"ugt", {0, 0, 1, 1, 1}},
+      {"uge", {0, 1, 1, 1, 1}},   {"ult", {1, 0, 0, 1, 1}},
+      {"ule", {1, 1, 0, 1, 1}},   {"une", {1, 0, 1, 1, 1}},
+      {"uno", {0, 0, 0, 1, 1}},   {"true", {1, 1, 1, 1, 1}},
+  };
+  for (const auto &[predicate, bits] : expected) {
+    torch::Tensor got = tensor(exec::CompareOp::name, {a, b}, {"i1", {5}, true},
+                               {{"predicate", predicate}});
+    std::vector<int64_t> want(bits.begin(), bits.end());
+    EXPECT_TRUE(torch::equal(got.to(torch::kLong), torch::tensor(want)))
+        << predicate << ": got " << got;
+  }
+}
+
+TEST_F(ExecOps, UnknownKeywordNamesTheOp) {
+  auto a = torch::zeros({2});
+  try {
+    run(exec::CompareOp::name, {a, a}, {"i1", {2}, true},
+        {{"predicate", "sometimes"}});
+    FAIL() << "an unknown predicate must be rejected";
+  } catch (const PlanError &error) {
+    EXPECT_STREQ(error.what(), "test.mlir:1:1: rvnn_exec.compare: unknown "
+                               "predicate 'sometimes'");
+  }
+}
+
+TEST_F(ExecOps, ConvertMapsTrueToOne) {
+  auto got = tensor(exec::ConvertOp::name, {torch::tensor({true, false, true})},
+                    {"f32", {3}, true});
+  EXPECT_TRUE(torch::equal(got, torch::tensor({1.0f, 0.0f, 1.0f})));
+  EXPECT_THROW(
+      run(exec::ConvertOp::name, {torch::ones({3})}, {"f32", {3}, true}),
+      PlanError);
+}
+
+TEST_F(ExecOps, ElementwiseFunctions) {
+  auto x = torch::tensor({-1.0f, 0.5f, 2.0f});
+  auto y = torch::tensor({3.0f, -0.5f, 1.0f});
+  ValueType f32{"f32", {3}, true};
+  EXPECT_TRUE(torch::equal(
+      tensor(exec::ElementwiseOp::name, {x}, f32, {{"fn", "tanh"}}),
+      torch::tanh(x)));
+  EXPECT_TRUE(torch::equal(
+      tensor(exec::ElementwiseOp::name, {x, y}, f32, {{"fn", "max"}}),
+      torch::maximum(x, y)));
+  EXPECT_TRUE(torch::equal(tensor(exec::ElementwiseOp::name,
+                                  {torch::tensor({true, false, false}),
+                                   torch::tensor({false, false, true})},
+                                  {"i1", {3}, true}, {{"fn", "or"}}),
+                           torch::tensor({true, false, true})));
+  EXPECT_THROW(run(exec::ElementwiseOp::name, {x}, f32, {{"fn", "add"}}),
+               PlanError);
+}
+
+TEST_F(ExecOps, IndexArithRoundsAsDocumented) {
+  using Kind = contract::IndexArithKind;
+  EXPECT_EQ(integer(Kind::floordiv, -7, 2), -4);
+  EXPECT_EQ(integer(Kind::ceildiv, -7, 2), -3);
+  EXPECT_EQ(integer(Kind::ceildiv, 7, 2), 4);
+  EXPECT_EQ(integer(Kind::div, -7, 2), -3);
+  EXPECT_EQ(integer(Kind::rem, -7, 2), -1);
+  EXPECT_EQ(integer(Kind::bit_or, 4, 1), 5);
+  EXPECT_EQ(integer(Kind::min, 4, 1), 1);
+  EXPECT_THROW(integer(Kind::div, 1, 0), PlanError);
+}
+
+TEST_F(ExecOps, AllocAndReshapeTakeOneSizePerDynamicDim) {
+  auto zeros =
+      tensor(exec::AllocOp::name, {int64_t{2}}, {"f32", {-1, 3}, true});
+  EXPECT_TRUE(torch::equal(zeros, torch::zeros({2, 3})));
+  auto x = torch::arange(6, torch::kFloat);
+  EXPECT_TRUE(torch::equal(
+      tensor(exec::ReshapeOp::name, {x, int64_t{3}}, {"f32", {-1, 2}, true}),
+      x.reshape({3, 2})));
+  EXPECT_THROW(run(exec::AllocOp::name, {}, {"f32", {-1, 3}, true}), PlanError);
 }

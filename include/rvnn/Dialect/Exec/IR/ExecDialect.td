@@ -1,0 +1,63 @@
+#ifndef RVNN_EXEC_DIALECT_TD
+#define RVNN_EXEC_DIALECT_TD
+
+include "mlir/IR/OpBase.td"
+
+def Exec_Dialect : Dialect {
+  let name = "rvnn_exec";
+  let cppNamespace = "::mlir::rvnn::exec";
+  let summary = "The closed execution contract between compiler and runtime.";
+  let description = [{
+    A compiled model is a program in this dialect and nothing else: the
+    contract check (`rvnn-exec-check-contract`) rejects any other op, and the
+    runtime executes exactly these ops. Every op belongs to one kind, which
+    the runtime's profile counts separately:
+    - `control`: functions, parameters, the recursion loop with its halting
+      policy, balanced reduction, region terminators;
+    - `scalar`: index constants and arithmetic for shapes;
+    - `view`: buffer allocation, reshapes, slices, concatenation, transposes;
+    - `library`: calls into libraries (GEMM through the BLAS or cuBLAS that
+      LibTorch uses, gathers, top-k, random draws);
+    - `kernel`: compute kernels (elementwise maps, row reductions, the
+      attention, gating and beam primitives).
+    Kernel IR (what code generation compiles) lives beside the program in a
+    nested `builtin.module` marked `rvnn_exec.kernels`.
+    Op names, attribute names, enum keywords and the format version are
+    generated from this ODS into `rvnn/Dialect/Exec/ExecContract.h`, a plain
+    C++ header that the compiler and the LibTorch runtime both include.
+
+    Ops mirrored from the `rvnn` dialect (same operands, attributes and
+    results, taken from the rvnn op's ODS record) keep that op's semantics;
+    their rvnn documentation is the reference.
+  }];
+  let dependentDialects = ["::mlir::rvnn::RvnnDialect"];
+  let extraClassDeclaration = [{
+    /// Marks the nested builtin.module that holds the kernel IR of the
+    /// program's dispatches (linalg on tensors, one function per kernel and
+    /// per backward). It is code generation's input, not part of the
+    /// program: the contract check and the plan export skip it.
+    static constexpr ::llvm::StringLiteral kKernelsAttrName =
+        "rvnn_exec.kernels";
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let hasConstantMaterializer = 1;
+}
+
+// `kind`: control, scalar, view, library or kernel (the dialect description
+// says what each means); the contract header records it per op.
+class Exec_Op<string mnemonic, string kind, list<Trait> traits = []>
+    : Op<Exec_Dialect, mnemonic, traits> {
+  string executionKind = kind;
+}
+
+// Facts of the compiled-model format that compiler and runtime share; the
+// contract header generator reads this record.
+class Exec_FormatInfo<int version, string model, string plan> {
+  int formatVersion = version;
+  string modelFormat = model;
+  string planFormat = plan;
+}
+// Version 2: programs in rvnn_exec only; every file hashed in the manifest.
+def Exec_Format : Exec_FormatInfo<2, "rvnn-compiled-model", "rvnn-plan">;
+
+#endif // RVNN_EXEC_DIALECT_TD

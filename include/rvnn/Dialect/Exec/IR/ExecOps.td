@@ -1,0 +1,482 @@
+#ifndef RVNN_EXEC_OPS_TD
+#define RVNN_EXEC_OPS_TD
+
+include "rvnn/Dialect/Exec/IR/ExecDialect.td"
+include "rvnn/Dialect/Exec/IR/ExecAttrs.td"
+// The rvnn ops whose ODS records the mirrored ops below take their operands,
+// attributes and results from.
+include "rvnn/Dialect/Rvnn/IR/RvnnOps.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/IR/SymbolInterfaces.td"
+include "mlir/Interfaces/CallInterfaces.td"
+include "mlir/Interfaces/ControlFlowInterfaces.td"
+include "mlir/Interfaces/FunctionInterfaces.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+
+// An rvnn op carried into the contract unchanged: operands, attributes,
+// results and assembly come from `source`'s ODS record, so they are written
+// once. The rvnn verifier ran before lowering; this op keeps the ODS
+// constraints.
+class Exec_MirrorOp<Op source, string kind, list<Trait> traits = []>
+    : Exec_Op<source.opName, kind, traits> {
+  let summary = source.summary;
+  let description = "Executes `rvnn." # source.opName # "` (same operands, "
+                    # "attributes and results); see that op for semantics.";
+  let arguments = source.arguments;
+  let results = source.results;
+  let assemblyFormat = source.assemblyFormat;
+}
+
+// Mirrored ops whose assembly omits the operand type (it is the result's).
+defvar Exec_SameTypePure = [Pure, SameOperandsAndResultType];
+
+class Exec_Kernel<Op source, list<Trait> traits = [Pure]>
+    : Exec_MirrorOp<source, "kernel", traits>;
+class Exec_Library<Op source, list<Trait> traits = [Pure]>
+    : Exec_MirrorOp<source, "library", traits>;
+
+// Ops that draw from the runtime's seeded generator (see rvnn's dialect).
+defvar Exec_Draws = [MemoryEffects<[MemRead<Rvnn_RandomGenerator>,
+                                    MemWrite<Rvnn_RandomGenerator>]>];
+
+//===----------------------------------------------------------------------===//
+// Control: functions, parameters, loops
+//===----------------------------------------------------------------------===//
+
+def Exec_FuncOp : Exec_Op<"func", "control", [
+    AutomaticAllocationScope, FunctionOpInterface, IsolatedFromAbove]> {
+  let summary = "an entry point of the compiled program";
+  let description = [{
+    A function the runtime calls by name (`@forward`). Its body is one block
+    of contract ops ending in `rvnn_exec.return`.
+
+    Example:
+    ```mlir
+    rvnn_exec.func @forward(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+      rvnn_exec.return %x : tensor<?x4xf32>
+    }
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       TypeAttrOf<FunctionType>:$function_type,
+                       OptionalAttr<DictArrayAttr>:$arg_attrs,
+                       OptionalAttr<DictArrayAttr>:$res_attrs);
+  let regions = (region SizedRegion<1>:$body);
+  let hasCustomAssemblyFormat = 1;
+  let extraClassDeclaration = [{
+    ::llvm::ArrayRef<::mlir::Type> getArgumentTypes() {
+      return getFunctionType().getInputs();
+    }
+    ::llvm::ArrayRef<::mlir::Type> getResultTypes() {
+      return getFunctionType().getResults();
+    }
+    ::mlir::Region *getCallableRegion() { return &getBody(); }
+  }];
+}
+
+def Exec_ReturnOp : Exec_Op<"return", "control", [
+    Pure, HasParent<"FuncOp">, ReturnLike, Terminator]> {
+  let summary = "returns from an rvnn_exec.func";
+  let description = [{
+    Example:
+    ```mlir
+    rvnn_exec.return %logits : tensor<?x10xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<AnyType>:$operands);
+  let assemblyFormat = "attr-dict ($operands^ `:` type($operands))?";
+  let hasVerifier = 1;
+}
+
+def Exec_ParamOp : Exec_Op<"param", "control", [Symbol]> {
+  let summary = "declares a trainable parameter the runtime owns";
+  let description = [{
+    Executes `rvnn.param`: the runtime allocates the parameter, initialises
+    it once with `init` (and `scale`) and updates it in the optimiser step.
+
+    Example:
+    ```mlir
+    rvnn_exec.param @w : tensor<4x4xf32> init <xavier_uniform>
+    ```
+  }];
+  let arguments = Rvnn_ParamOp.arguments;
+  let assemblyFormat = [{
+    $sym_name `:` $type `init` $init (`scale` $scale^)? attr-dict
+  }];
+}
+
+def Exec_ParamGetOp : Exec_MirrorOp<Rvnn_ParamGetOp, "control", [Pure]>;
+
+def Exec_RecurseOp : Exec_Op<"recurse", "control", [
+    AttrSizedOperandSegments, RecursiveMemoryEffects, SingleBlock]> {
+  let summary = "the recursion loop with its halting policy";
+  let description = [{
+    Executes `rvnn.recurse`: the body runs on the state tuple (block
+    arguments: the step counter, then one per state); `per_sample` halting
+    freezes halted samples, whose body yields `halt` last.
+
+    Example:
+    ```mlir
+    %h = rvnn_exec.recurse <fixed> (%h0) {steps = 3 : i64}
+        : (tensor<?x4xf32>) -> tensor<?x4xf32> {
+    ^bb0(%t: index, %s: tensor<?x4xf32>):
+      rvnn_exec.yield %s : tensor<?x4xf32>
+    }
+    ```
+  }];
+  let arguments = Rvnn_RecurseOp.arguments;
+  let results = Rvnn_RecurseOp.results;
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $halting `(` $inits `)` (`max_steps` $max_steps^)? attr-dict `:`
+    functional-type($inits, $results) $body
+  }];
+}
+
+def Exec_YieldOp : Exec_Op<"yield", "control", [
+    Pure, Terminator,
+    ParentOneOf<["RecurseOp", "BalancedReduceOp", "DispatchOp"]>]> {
+  let summary = "terminator of recurse, balanced_reduce and dispatch bodies";
+  let description = [{
+    Executes `rvnn.yield`: the next state (or the parents, or a dispatch's
+    results); with `has_halt` the last operand is the per-sample halt flag.
+
+    Example:
+    ```mlir
+    rvnn_exec.yield %s : tensor<?x4xf32>
+    ```
+  }];
+  let arguments = Rvnn_YieldOp.arguments;
+  let assemblyFormat = "attr-dict ($operands^ `:` type($operands))?";
+}
+
+def Exec_BalancedReduceOp
+    : Exec_MirrorOp<Rvnn_BalancedReduceOp, "control",
+                    [RecursiveMemoryEffects, SingleBlock]> {
+  let regions = (region SizedRegion<1>:$body);
+}
+
+//===----------------------------------------------------------------------===//
+// Scalars
+//===----------------------------------------------------------------------===//
+
+def Exec_ConstantOp : Exec_Op<"constant", "scalar", [
+    ConstantLike, Pure, AllTypesMatch<["value", "result"]>]> {
+  let summary = "an index scalar or a dense tensor constant";
+  let description = [{
+    Example:
+    ```mlir
+    %c1 = rvnn_exec.constant 1 : index
+    %t = rvnn_exec.constant dense<[1.0, 2.0]> : tensor<2xf32>
+    ```
+  }];
+  let arguments = (ins TypedAttrInterface:$value);
+  let results = (outs AnyType:$result);
+  let assemblyFormat = "attr-dict $value";
+  let hasFolder = 1;
+}
+
+def Exec_IndexArithOp : Exec_Op<"index_arith", "scalar", [
+    Pure, SameOperandsAndResultType]> {
+  let summary = "integer arithmetic on scalars";
+  let description = [{
+    `floordiv` and `ceildiv` round towards -inf and +inf, `div` and `rem`
+    towards zero; `or` is bitwise.
+
+    Example:
+    ```mlir
+    %n = rvnn_exec.index_arith <mul> %a, %b : index
+    ```
+  }];
+  let arguments = (ins Exec_IndexArithKindAttr:$kind,
+                       AnySignlessIntegerOrIndex:$lhs,
+                       AnySignlessIntegerOrIndex:$rhs);
+  let results = (outs AnySignlessIntegerOrIndex:$result);
+  let assemblyFormat = "$kind $lhs `,` $rhs attr-dict `:` type($result)";
+}
+
+def Exec_DimOp : Exec_Op<"dim", "scalar", [Pure]> {
+  let summary = "the size of one dimension of a tensor";
+  let description = [{
+    Example:
+    ```mlir
+    %n = rvnn_exec.dim %x, %c0 : tensor<?x4xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$source, Index:$index);
+  let results = (outs Index:$result);
+  let assemblyFormat = "$source `,` $index attr-dict `:` type($source)";
+}
+
+//===----------------------------------------------------------------------===//
+// Buffers and views
+//===----------------------------------------------------------------------===//
+
+def Exec_AllocOp : Exec_Op<"alloc", "view", [Pure]> {
+  let summary = "a zero-filled tensor";
+  let description = [{
+    One size operand per dynamic dim of the result, in order. Zero-filled so
+    that accumulating GEMMs (`accumulate`) into it are exact.
+
+    Example:
+    ```mlir
+    %z = rvnn_exec.alloc (%n) : tensor<?x4xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<Index>:$sizes);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "`(` $sizes `)` attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Exec_CastOp : Exec_Op<"cast", "view", [Pure]> {
+  let summary = "the same tensor with a more or less static type";
+  let description = [{
+    Example:
+    ```mlir
+    %d = rvnn_exec.cast %x : tensor<?x4xf32> to tensor<?x?xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$source);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$source attr-dict `:` type($source) `to` type($result)";
+  let hasVerifier = 1;
+}
+
+def Exec_ReshapeOp : Exec_Op<"reshape", "view", [Pure]> {
+  let summary = "a view with another shape and the same elements";
+  let description = [{
+    One size operand per dynamic dim of the result, in order.
+
+    Example:
+    ```mlir
+    %f = rvnn_exec.reshape %x (%ns) : tensor<?x?x4xf32> to tensor<?x4xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$source, Variadic<Index>:$sizes);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $source `(` $sizes `)` attr-dict `:` type($source) `to` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Exec_SliceOp : Exec_Op<"slice", "view", [
+    Pure, AttrSizedOperandSegments]> {
+  let summary = "a strided slice, optionally dropping unit dims";
+  let description = [{
+    `static_offsets`, `static_sizes` and `static_strides` hold one entry per
+    source dim, `ShapedType::kDynamic` where the value is the next operand
+    of the matching group. `dropped_dims` lists the unit dims of the slice
+    that the result drops (rank reduction), decided at compile time.
+
+    Example:
+    ```mlir
+    %l = rvnn_exec.slice %c [] [%m] [] {static_offsets = array<i64: 0, 0, 0>,
+        static_sizes = array<i64: -9223372036854775808, 1, 4>,
+        static_strides = array<i64: 1, 1, 1>, dropped_dims = array<i64: 1>}
+        : tensor<?x2x4xf32> to tensor<?x4xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$source,
+                       Variadic<Index>:$offsets, Variadic<Index>:$sizes,
+                       Variadic<Index>:$strides,
+                       DenseI64ArrayAttr:$static_offsets,
+                       DenseI64ArrayAttr:$static_sizes,
+                       DenseI64ArrayAttr:$static_strides,
+                       DenseI64ArrayAttr:$dropped_dims);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = [{
+    $source `[` $offsets `]` `[` $sizes `]` `[` $strides `]` attr-dict `:`
+    type($source) `to` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Exec_ConcatOp : Exec_Op<"concat", "view", [Pure]> {
+  let summary = "concatenation along one dimension";
+  let description = [{
+    Example:
+    ```mlir
+    %lr = rvnn_exec.concat %l, %r {dim = 1 : i64}
+        : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x8xf32>
+    ```
+  }];
+  let arguments = (ins Variadic<AnyRankedTensor>:$inputs, I64Attr:$dim);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$inputs attr-dict `:` functional-type($inputs, $result)";
+}
+
+def Exec_TransposeOp : Exec_Op<"transpose", "view", [Pure]> {
+  let summary = "a permutation of the dimensions";
+  let description = [{
+    Result dim `i` is source dim `permutation[i]`.
+
+    Example:
+    ```mlir
+    %t = rvnn_exec.transpose %x {permutation = array<i64: 1, 0>}
+        : tensor<?x4xf32> to tensor<4x?xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$input, DenseI64ArrayAttr:$permutation);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `to` type($result)";
+}
+
+//===----------------------------------------------------------------------===//
+// Library calls
+//===----------------------------------------------------------------------===//
+
+def Exec_GemmOp : Exec_Op<"gemm", "library", [
+    Pure, AttrSizedOperandSegments]> {
+  let summary = "(batched) matrix product with optional bias and accumulator";
+  let description = [{
+    `lhs · rhs` (or `lhs · rhsᵀ` with `transpose_rhs`) `+ bias + accumulator`,
+    with matmul broadcasting: `lhs` `[..., M, K]` (or `[K]`-vector products
+    as `[M, K]·[K]`), `rhs` `[K, N]` or batched `[B, K, N]`. `bias` is `[N]`.
+    Runs in the BLAS (cuBLAS on the GPU) that LibTorch uses. `rvnn.linear`
+    is `transpose_rhs` with the weight `[N, K]`; `linalg.matmul`,
+    `batch_matmul` and `matvec` accumulate into their init.
+
+    Example:
+    ```mlir
+    %y = rvnn_exec.gemm %x, %w bias %b {transpose_rhs}
+        : (tensor<?x8xf32>, tensor<4x8xf32>, tensor<4xf32>) -> tensor<?x4xf32>
+    ```
+  }];
+  let arguments = (ins Rvnn_FloatTensor:$lhs, Rvnn_FloatTensor:$rhs,
+                       Optional<Rvnn_FloatTensor>:$bias,
+                       Optional<Rvnn_FloatTensor>:$accumulator,
+                       UnitAttr:$transpose_rhs);
+  let results = (outs Rvnn_FloatTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs (`bias` $bias^)? (`accumulate` $accumulator^)? attr-dict `:`
+    functional-type(operands, results)
+  }];
+}
+
+def Exec_EmbeddingOp : Exec_Library<Rvnn_EmbeddingOp>;
+def Exec_TopKOp : Exec_Library<Rvnn_TopKOp, Exec_Draws>;
+def Exec_ArgMaxOp : Exec_Library<Rvnn_ArgMaxOp>;
+def Exec_BeamGatherOp : Exec_Library<Rvnn_BeamGatherOp>;
+def Exec_BeamAlignOp : Exec_Library<Rvnn_BeamAlignOp, Exec_Draws>;
+
+//===----------------------------------------------------------------------===//
+// Kernels
+//===----------------------------------------------------------------------===//
+
+def Exec_DispatchOp : Exec_Op<"dispatch", "kernel", [
+    Pure, IsolatedFromAbove, SingleBlock]> {
+  let summary = "a call of a generated kernel, with its reference body";
+  let description = [{
+    Calls the generated kernel `kernel` (and, in training, its
+    compiler-derived backward `kernel`_grad) on `inputs`. The body holds the
+    contract ops the kernel fuses, over block arguments standing for
+    `inputs`, ending in `rvnn_exec.yield` of the results: the runtime runs it
+    with the reference implementations under `--kernels reference`, and the
+    compiler generates the kernel and its backward from it.
+
+    Example:
+    ```mlir
+    %r = rvnn_exec.dispatch "forward_k0" (%a, %b)
+        : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32> {
+    ^bb0(%x: tensor<?x4xf32>, %y: tensor<?x4xf32>):
+      %s = rvnn_exec.sigmoid %x : tensor<?x4xf32>
+      %p = rvnn_exec.elementwise <mul> %s, %y : tensor<?x4xf32>
+      rvnn_exec.yield %p : tensor<?x4xf32>
+    }
+    ```
+  }];
+  let arguments = (ins StrAttr:$kernel, Variadic<AnyRankedTensor>:$inputs);
+  let results = (outs Variadic<AnyRankedTensor>:$results);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    $kernel `(` $inputs `)` attr-dict `:` functional-type($inputs, $results)
+    $body
+  }];
+  let hasVerifier = 1;
+}
+
+def Exec_ElementwiseOp : Exec_Op<"elementwise", "kernel", [
+    Pure, SameOperandsAndResultType]> {
+  let summary = "an elementwise function of same-shaped tensors";
+  let description = [{
+    `neg`, `exp`, `log`, `tanh`, `sqrt`, `abs`, `erf` take one operand;
+    `add`, `sub`, `mul`, `div`, `max`, `min`, `or` (i1 only) take two.
+
+    Example:
+    ```mlir
+    %s = rvnn_exec.elementwise <add> %a, %b : tensor<?x4xf32>
+    ```
+  }];
+  let arguments = (ins Exec_ElementwiseFnAttr:$fn,
+                       Variadic<AnyRankedTensor>:$inputs);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$fn $inputs attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Exec_CompareOp : Exec_Op<"compare", "kernel", [
+    Pure, AllTypesMatch<["lhs", "rhs"]>]> {
+  let summary = "elementwise floating-point comparison";
+  let description = [{
+    Example:
+    ```mlir
+    %gt = rvnn_exec.compare <ogt> %a, %b : tensor<?xf32> -> tensor<?xi1>
+    ```
+  }];
+  let arguments = (ins Exec_ComparePredicateAttr:$predicate,
+                       Rvnn_FloatTensor:$lhs, Rvnn_FloatTensor:$rhs);
+  let results = (outs RankedTensorOf<[I1]>:$result);
+  let assemblyFormat = [{
+    $predicate $lhs `,` $rhs attr-dict `:` type($lhs) `->` type($result)
+  }];
+}
+
+def Exec_ConvertOp : Exec_Op<"convert", "kernel", [
+    Pure, AllShapesMatch<["input", "result"]>]> {
+  let summary = "elementwise conversion of i1 to a float type (true is 1)";
+  let description = [{
+    Example:
+    ```mlir
+    %f = rvnn_exec.convert %b : tensor<?xi1> -> tensor<?xf32>
+    ```
+  }];
+  let arguments = (ins RankedTensorOf<[I1]>:$input);
+  let results = (outs Rvnn_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($input) `->` type($result)";
+}
+
+def Exec_LayerNormOp : Exec_Kernel<Rvnn_LayerNormOp>;
+def Exec_DropoutOp
+    : Exec_Kernel<Rvnn_DropoutOp,
+                  !listconcat(Exec_Draws, [SameOperandsAndResultType])>;
+def Exec_GeluOp : Exec_Kernel<Rvnn_GeluOp, Exec_SameTypePure>;
+def Exec_SigmoidOp : Exec_Kernel<Rvnn_SigmoidOp, Exec_SameTypePure>;
+def Exec_ReluOp : Exec_Kernel<Rvnn_ReluOp, Exec_SameTypePure>;
+def Exec_SoftmaxOp : Exec_Kernel<Rvnn_SoftmaxOp, Exec_SameTypePure>;
+def Exec_MaskedSoftmaxOp
+    : Exec_Kernel<Rvnn_MaskedSoftmaxOp, [Pure, AllTypesMatch<["input", "result"]>]>;
+def Exec_CrossEntropyOp : Exec_Kernel<Rvnn_CrossEntropyOp>;
+def Exec_BroadcastLikeOp : Exec_Kernel<Rvnn_BroadcastLikeOp>;
+def Exec_PoolOp : Exec_Kernel<Rvnn_PoolOp> {
+  // rvnn.pool prints its kind with a custom directive of the rvnn dialect.
+  let assemblyFormat = [{
+    $kind $h `,` $mask attr-dict `:` functional-type(operands, results)
+  }];
+}
+def Exec_ChunkOp : Exec_Kernel<Rvnn_ChunkOp>;
+def Exec_UnchunkOp : Exec_Kernel<Rvnn_UnchunkOp>;
+def Exec_PairMergeOp : Exec_Kernel<Rvnn_PairMergeOp>;
+def Exec_GeometricAttentionOp : Exec_Kernel<Rvnn_GeometricAttentionOp>;
+def Exec_MaskedAttentionOp : Exec_Kernel<Rvnn_MaskedAttentionOp>;
+def Exec_NeighbourRetrieveOp : Exec_Kernel<Rvnn_NeighbourRetrieveOp>;
+def Exec_GateOp : Exec_Kernel<Rvnn_GateOp>;
+def Exec_CumaxOp : Exec_Kernel<Rvnn_CumaxOp>;
+def Exec_SoftDepthMixOp : Exec_Kernel<Rvnn_SoftDepthMixOp>;
+def Exec_OneHotOp : Exec_Kernel<Rvnn_OneHotOp>;
+def Exec_BeamExpandOp : Exec_Kernel<Rvnn_BeamExpandOp>;
+def Exec_BeamAccumulateOp : Exec_Kernel<Rvnn_BeamAccumulateOp>;
+def Exec_BeamMarginalizeOp : Exec_Kernel<Rvnn_BeamMarginalizeOp>;
+
+#endif // RVNN_EXEC_OPS_TD

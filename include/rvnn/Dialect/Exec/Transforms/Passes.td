@@ -1,0 +1,101 @@
+#ifndef RVNN_EXEC_TRANSFORMS_PASSES_TD
+#define RVNN_EXEC_TRANSFORMS_PASSES_TD
+
+include "mlir/Pass/PassBase.td"
+
+def RvnnExecCheckContract
+    : Pass<"rvnn-exec-check-contract", "::mlir::ModuleOp"> {
+  let summary = "Reject any op outside the execution contract";
+  let description = [{
+    The module may hold only `rvnn_exec` ops (inside the builtin module;
+    the nested module marked `rvnn_exec.kernels`, the kernel IR, is not part
+    of the program and is skipped): every other op is an error at its location naming it, for example
+    `'tensor.pad' is outside the execution contract (rvnn_exec)`, and the
+    pass fails. The last step of `rvnn-compile` before export; the plan
+    exporter refuses a module that has not passed it.
+  }];
+}
+
+def RvnnExecFuseElementwise
+    : Pass<"rvnn-exec-fuse-elementwise", "::mlir::ModuleOp"> {
+  let summary = "Group chains of same-shaped elementwise ops into dispatches";
+  let description = [{
+    Fusable ops are `rvnn_exec.elementwise` with a float function (all but
+    `or`), `sigmoid`, `gelu`, `relu` and `gate`, each only when all its
+    operands and its result have one ranked tensor type `T` with `f32` or
+    `f64` elements: the kernel is then an N-ary map over same-shaped tensors.
+
+    Within one block (never across regions; recurse and balanced_reduce
+    bodies are blocks of their own), a fusable op and a fusable producer of
+    one of its operands with the same `T` join one group (union-find). A
+    group becomes one `rvnn_exec.dispatch` placed where its last op was, so
+    a group is valid only if no result of a member is used outside the
+    group before that point (its inputs, used by members, are then all
+    defined before it). An invalid group is cut after its first member with
+    such an early outside use, each part is split into its connected
+    components again, and the parts are checked anew until every part is
+    valid. Groups of one op stay unfused, and so do groups none of whose
+    values is used outside the group (dead code, left to the canonicalizer).
+
+    The dispatch's inputs are the values from outside the group that its
+    members use (deduplicated, in order of first use), its results the
+    member values used outside the group (in program order); its body is
+    the members, cloned over block arguments for the inputs. Kernels are
+    named `<function>_k<N>`, `N` counting the dispatches of the module in
+    program order (skipping names already in use).
+
+    Example: the GRC cell's gating
+    ```mlir
+    %s = rvnn_exec.sigmoid %a : tensor<?x128xf32>
+    %p = rvnn_exec.elementwise <mul> %s, %l : tensor<?x128xf32>
+    ```
+    becomes
+    ```mlir
+    %p = rvnn_exec.dispatch "forward_k0" (%a, %l)
+        : (tensor<?x128xf32>, tensor<?x128xf32>) -> tensor<?x128xf32> {
+    ^bb0(%x: tensor<?x128xf32>, %y: tensor<?x128xf32>):
+      %s = rvnn_exec.sigmoid %x : tensor<?x128xf32>
+      %p = rvnn_exec.elementwise <mul> %s, %y : tensor<?x128xf32>
+      rvnn_exec.yield %p : tensor<?x128xf32>
+    }
+    ```
+  }];
+}
+
+def RvnnExecOutlineKernels
+    : Pass<"rvnn-exec-outline-kernels", "::mlir::ModuleOp"> {
+  let summary = "Write the kernel IR (and its backward) of every dispatch";
+  let description = [{
+    For every `rvnn_exec.dispatch` (kernel `K`, inputs `x_i`, results `y_j`,
+    all of one ranked tensor type `T` with `f32` or `f64` elements) writes
+    two functions into the nested `builtin.module @rvnn_kernels` marked
+    `rvnn_exec.kernels` at the end of the top module (replaced if it
+    exists, so the pass is idempotent; not created when there is no
+    dispatch):
+
+    - `func.func @K(x_0, ..., x_{n-1}, out_0, ..., out_{m-1}) -> (T x m)`:
+      one `linalg.generic` with identity maps and parallel iterators,
+      `ins(x) outs(out)` (destination-passing style: the caller allocates
+      the outs), whose scalar body evaluates the dispatch body with
+      `arith`/`math` ops;
+    - `func.func @K_grad(x..., dy_0, ..., dy_{m-1}, dx_0, ..., dx_{n-1})
+      -> (T x n)`: one `linalg.generic` with `ins(x, dy) outs(dx)` that
+      recomputes the forward scalars from the inputs and runs reverse-mode
+      differentiation over them (adjoints accumulated per use; an input on
+      no path to a result gets 0). Nothing but the inputs is saved.
+
+    Scalar expansions and derivatives follow ATen (the runtime's reference):
+    `max`/`min` split the gradient on ties, `abs` has derivative `sign(x)`
+    (0 at 0), `relu` passes the gradient where its result is > 0, `gelu` is
+    the exact erf form. Dispatches stay in the program unchanged (their body
+    is the reference implementation); a dispatch whose body holds anything
+    but the fusable ops of `rvnn-exec-fuse-elementwise` over one type is an
+    error. Dispatches sharing a kernel name must have equivalent bodies.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
+    "::mlir::linalg::LinalgDialect", "::mlir::math::MathDialect"
+  ];
+}
+
+#endif // RVNN_EXEC_TRANSFORMS_PASSES_TD

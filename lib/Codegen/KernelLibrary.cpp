@@ -1,0 +1,199 @@
+// emitKernelLibrary: kernels module -> LLVM IR -> O3 -> object -> cc -shared.
+#include "rvnn/Codegen/KernelLibrary.h"
+
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Export.h"
+#include "rvnn/Codegen/Passes.h"
+#include "rvnn/Dialect/Exec/IR/ExecDialect.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Analysis/CGSCCPassManager.h"
+#include "llvm/Analysis/LoopAnalysisManager.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Host.h"
+
+#include <mutex>
+
+using namespace mlir;
+
+namespace {
+
+void initializeTargets() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeAllTargetInfos();
+    llvm::InitializeAllTargets();
+    llvm::InitializeAllTargetMCs();
+    llvm::InitializeAllAsmPrinters();
+  });
+}
+
+/// LLVM's default O3 module pipeline for `machine` (its cost model drives the
+/// loop and SLP vectorisers).
+void optimize(llvm::Module &module, llvm::TargetMachine &machine) {
+  llvm::LoopAnalysisManager loops;
+  llvm::FunctionAnalysisManager functions;
+  llvm::CGSCCAnalysisManager cgscc;
+  llvm::ModuleAnalysisManager modules;
+  llvm::PipelineTuningOptions tuning;
+  tuning.LoopVectorization = true;
+  tuning.SLPVectorization = true;
+  llvm::PassBuilder builder(&machine, tuning);
+  builder.registerModuleAnalyses(modules);
+  builder.registerCGSCCAnalyses(cgscc);
+  builder.registerFunctionAnalyses(functions);
+  builder.registerLoopAnalyses(loops);
+  builder.crossRegisterProxies(loops, functions, cgscc, modules);
+  llvm::ModulePassManager pipeline =
+      builder.buildPerModuleDefaultPipeline(llvm::OptimizationLevel::O3);
+  pipeline.run(module, modules);
+}
+
+std::string quoted(ArrayRef<StringRef> command) {
+  std::string text;
+  for (StringRef word : command) {
+    if (!text.empty())
+      text += ' ';
+    text += word;
+  }
+  return text;
+}
+
+} // namespace
+
+FailureOr<rvnn::KernelLibraryInfo>
+rvnn::emitKernelLibrary(ModuleOp kernels, StringRef directory,
+                        const KernelTarget &target) {
+  Location loc = kernels.getLoc();
+  MLIRContext *context = kernels.getContext();
+  DialectRegistry registry;
+  registerCodegenInterfaces(registry);
+  context->appendDialectRegistry(registry);
+
+  // 1. Kernels module -> LLVM dialect, on a clone.
+  OwningOpRef<ModuleOp> module = kernels.clone();
+  (*module)->removeAttr(exec::ExecDialect::kKernelsAttrName);
+  PassManager pm(context, ModuleOp::getOperationName());
+  buildLowerKernelsToLLVMPipeline(pm);
+  if (failed(pm.run(*module)))
+    return emitError(loc, "kernel codegen: lowering the kernels module to "
+                          "the LLVM dialect failed");
+  KernelLibraryInfo info;
+  info.fileName = kKernelLibraryFile.str();
+  for (auto func : module->getOps<LLVM::LLVMFuncOp>())
+    if (func.getSymName().starts_with(kKernelEntryPrefix) && !func.isExternal())
+      info.symbols.push_back(func.getSymName().str());
+  llvm::sort(info.symbols);
+
+  // 2. LLVM IR for the target, optimised at O3.
+  initializeTargets();
+  info.triple = target.triple.empty() ? llvm::sys::getDefaultTargetTriple()
+                                      : target.triple;
+  info.cpu =
+      target.cpu.empty() ? llvm::sys::getHostCPUName().str() : target.cpu;
+  std::string error;
+  const llvm::Target *backend =
+      llvm::TargetRegistry::lookupTarget(info.triple, error);
+  if (!backend)
+    return emitError(loc, "kernel codegen: no LLVM target for '")
+           << info.triple << "': " << error;
+  std::unique_ptr<llvm::TargetMachine> machine(backend->createTargetMachine(
+      info.triple, info.cpu, target.features, llvm::TargetOptions(),
+      llvm::Reloc::PIC_, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+  if (!machine)
+    return emitError(loc, "kernel codegen: cannot create a target machine "
+                          "for '")
+           << info.triple << "' (cpu '" << info.cpu << "')";
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule =
+      translateModuleToLLVMIR(*module, llvmContext, "rvnn_kernels");
+  if (!llvmModule)
+    return emitError(loc, "kernel codegen: translation to LLVM IR failed");
+  llvmModule->setTargetTriple(info.triple);
+  llvmModule->setDataLayout(machine->createDataLayout());
+  optimize(*llvmModule, *machine);
+
+  // 3. Object file (temporary).
+  llvm::SmallString<128> objectPath;
+  int objectFd;
+  if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
+          "rvnn-kernels", "o", objectFd, objectPath))
+    return emitError(loc, "kernel codegen: cannot create a temporary object "
+                          "file: ")
+           << ec.message();
+  llvm::FileRemover removeObject(objectPath);
+  {
+    llvm::raw_fd_ostream os(objectFd, /*shouldClose=*/true);
+    llvm::legacy::PassManager codegen;
+    if (machine->addPassesToEmitFile(codegen, os, nullptr,
+                                     llvm::CodeGenFileType::ObjectFile))
+      return emitError(loc, "kernel codegen: target '")
+             << info.triple << "' cannot emit object files";
+    codegen.run(*llvmModule);
+    os.close();
+    if (os.has_error())
+      return emitError(loc, "kernel codegen: cannot write '")
+             << objectPath << "'";
+  }
+
+  // 4. Link with the system C compiler, to a temporary name, then rename.
+  llvm::SmallString<256> libraryPath(directory);
+  llvm::sys::path::append(libraryPath, kKernelLibraryFile);
+  std::string temporaryPath = (libraryPath + ".tmp").str();
+  llvm::ErrorOr<std::string> cc = llvm::sys::findProgramByName("cc");
+  if (!cc)
+    return emitError(loc, "kernel codegen: cannot find the C compiler 'cc' "
+                          "on PATH to link '")
+           << libraryPath << "'";
+  llvm::SmallString<128> logPath;
+  if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
+          "rvnn-kernels-link", "log", logPath))
+    return emitError(loc, "kernel codegen: cannot create a temporary file: ")
+           << ec.message();
+  llvm::FileRemover removeLog(logPath);
+  SmallVector<StringRef> command = {*cc,           "-shared",  "-o",
+                                    temporaryPath, objectPath, "-lm"};
+  std::optional<StringRef> redirects[] = {std::nullopt, logPath.str(),
+                                          logPath.str()};
+  std::string message;
+  int status = llvm::sys::ExecuteAndWait(*cc, command, std::nullopt, redirects,
+                                         /*SecondsToWait=*/0,
+                                         /*MemoryLimit=*/0, &message);
+  if (status != 0) {
+    llvm::sys::fs::remove(temporaryPath);
+    std::string output;
+    if (auto buffer = llvm::MemoryBuffer::getFile(logPath))
+      output = (*buffer)->getBuffer().rtrim().str();
+    InFlightDiagnostic diag = emitError(loc, "kernel codegen: '")
+                              << quoted(command) << "' failed";
+    if (status < 0)
+      diag << ": " << message;
+    else
+      diag << " with exit status " << status;
+    if (!output.empty())
+      diag << ":\n" << output;
+    return diag;
+  }
+  if (std::error_code ec = llvm::sys::fs::rename(temporaryPath, libraryPath)) {
+    llvm::sys::fs::remove(temporaryPath);
+    return emitError(loc, "kernel codegen: cannot rename '")
+           << temporaryPath << "' to '" << libraryPath << "': " << ec.message();
+  }
+  return info;
+}

@@ -1,0 +1,153 @@
+// Verifiers, folders and custom assembly of the execution dialect. Mirrored
+// rvnn ops were verified as rvnn ops before lowering; the checks here are
+// those of the contract's own ops.
+#include "rvnn/Dialect/Exec/IR/ExecOps.h"
+
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/FunctionImplementation.h"
+
+using namespace mlir;
+using namespace mlir::rvnn::exec;
+
+#define GET_OP_CLASSES
+#include "rvnn/Dialect/Exec/IR/ExecOps.cpp.inc"
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+/// One index operand per dynamic dim of `type` (alloc, reshape).
+static LogicalResult verifyDynamicSizes(Operation *op, RankedTensorType type,
+                                        size_t numSizes) {
+  if (static_cast<int64_t>(numSizes) != type.getNumDynamicDims())
+    return op->emitOpError("expects one size operand per dynamic result dim (")
+           << type.getNumDynamicDims() << "), got " << numSizes;
+  return success();
+}
+
+static LogicalResult verifySameElementType(Operation *op, Type source,
+                                           Type result) {
+  if (getElementTypeOrSelf(source) != getElementTypeOrSelf(result))
+    return op->emitOpError("changes the element type from ")
+           << getElementTypeOrSelf(source) << " to "
+           << getElementTypeOrSelf(result);
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Control
+//===----------------------------------------------------------------------===//
+
+ParseResult FuncOp::parse(OpAsmParser &parser, OperationState &result) {
+  auto buildFuncType =
+      [](Builder &builder, ArrayRef<Type> argTypes, ArrayRef<Type> results,
+         function_interface_impl::VariadicFlag,
+         std::string &) { return builder.getFunctionType(argTypes, results); };
+  return function_interface_impl::parseFunctionOp(
+      parser, result, /*allowVariadic=*/false,
+      getFunctionTypeAttrName(result.name), buildFuncType,
+      getArgAttrsAttrName(result.name), getResAttrsAttrName(result.name));
+}
+
+void FuncOp::print(OpAsmPrinter &printer) {
+  function_interface_impl::printFunctionOp(
+      printer, *this, /*isVariadic=*/false, getFunctionTypeAttrName(),
+      getArgAttrsAttrName(), getResAttrsAttrName());
+}
+
+LogicalResult ReturnOp::verify() {
+  auto func = (*this)->getParentOfType<FuncOp>();
+  if (getOperandTypes() != func.getResultTypes())
+    return emitOpError("returns ")
+           << getOperandTypes() << ", the function declares "
+           << func.getResultTypes();
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Scalars
+//===----------------------------------------------------------------------===//
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+//===----------------------------------------------------------------------===//
+// Buffers and views
+//===----------------------------------------------------------------------===//
+
+LogicalResult AllocOp::verify() {
+  return verifyDynamicSizes(*this, getType(), getSizes().size());
+}
+
+LogicalResult CastOp::verify() {
+  if (failed(verifySameElementType(*this, getSource().getType(), getType())))
+    return failure();
+  if (failed(verifyCompatibleShape(getSource().getType(), getType())))
+    return emitOpError("casts between incompatible shapes ")
+           << getSource().getType() << " and " << getType();
+  return success();
+}
+
+LogicalResult ReshapeOp::verify() {
+  if (failed(verifySameElementType(*this, getSource().getType(), getType())))
+    return failure();
+  return verifyDynamicSizes(*this, getType(), getSizes().size());
+}
+
+LogicalResult SliceOp::verify() {
+  int64_t rank = getSource().getType().getRank();
+  auto checkGroup = [&](StringRef name, ArrayRef<int64_t> statics,
+                        size_t numOperands) -> LogicalResult {
+    if (static_cast<int64_t>(statics.size()) != rank)
+      return emitOpError("expects ")
+             << rank << " static " << name << ", got " << statics.size();
+    if (static_cast<size_t>(llvm::count(statics, ShapedType::kDynamic)) !=
+        numOperands)
+      return emitOpError("expects one ")
+             << name << " operand per dynamic entry, got " << numOperands;
+    return success();
+  };
+  if (failed(checkGroup("offsets", getStaticOffsets(), getOffsets().size())) ||
+      failed(checkGroup("sizes", getStaticSizes(), getSizes().size())) ||
+      failed(checkGroup("strides", getStaticStrides(), getStrides().size())))
+    return failure();
+  for (int64_t dim : getDroppedDims())
+    if (dim < 0 || dim >= rank || getStaticSizes()[dim] != 1)
+      return emitOpError("drops dim ")
+             << dim << ", which is not a static unit dim of the slice";
+  if (getType().getRank() + static_cast<int64_t>(getDroppedDims().size()) !=
+      rank)
+    return emitOpError("result rank ")
+           << getType().getRank() << " does not match source rank " << rank
+           << " less " << getDroppedDims().size() << " dropped dims";
+  return verifySameElementType(*this, getSource().getType(), getType());
+}
+
+//===----------------------------------------------------------------------===//
+// Kernels
+//===----------------------------------------------------------------------===//
+
+LogicalResult ElementwiseOp::verify() {
+  size_t arity = getFn() <= ElementwiseFn::erf ? 1 : 2;
+  if (getInputs().size() != arity)
+    return emitOpError("'")
+           << stringifyElementwiseFn(getFn()) << "' takes " << arity
+           << " operand(s), got " << getInputs().size();
+  bool isBool = getElementTypeOrSelf(getType()).isInteger(1);
+  if (isBool != (getFn() == ElementwiseFn::logical_or))
+    return emitOpError("'") << stringifyElementwiseFn(getFn())
+                            << "' is not defined on " << getType();
+  return success();
+}
+
+LogicalResult DispatchOp::verify() {
+  Block &body = getBody().front();
+  if (body.getArgumentTypes() != getInputs().getTypes())
+    return emitOpError("body arguments ")
+           << body.getArgumentTypes() << " do not match the inputs "
+           << getInputs().getTypes();
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  if (!yield || yield->getOperandTypes() != getResultTypes())
+    return emitOpError("body must end in rvnn_exec.yield of the results ")
+           << getResultTypes();
+  return success();
+}

@@ -1,0 +1,42 @@
+//===- ScalarRules.h - Per-element rules of fusable ops --------*- C++ -*-===//
+//
+// The one table of the elementwise contract ops that rvnn-exec-fuse-elementwise
+// groups into dispatches and rvnn-exec-outline-kernels compiles: which ops
+// qualify, how each expands to arith/math ops on one element, and its
+// reverse-mode derivative (following ATen, the runtime's reference).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RVNN_LIB_DIALECT_EXEC_TRANSFORMS_SCALARRULES_H
+#define RVNN_LIB_DIALECT_EXEC_TRANSFORMS_SCALARRULES_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/Operation.h"
+#include "llvm/ADT/SmallVector.h"
+
+namespace mlir::rvnn::exec {
+
+/// The ranked tensor type `T` (f32 or f64 elements) of a fusable op: an
+/// `rvnn_exec.elementwise` with a float function (all but `or`), `sigmoid`,
+/// `gelu`, `relu` or `gate` whose operands and result all have type `T`.
+/// Null for every other op.
+RankedTensorType getFusableType(Operation *op);
+
+/// Emits, at `b`'s insertion point, the element-level computation of the
+/// fusable op `op` on the scalars `operands` (one per operand of `op`, of
+/// `op`'s element type) and returns the result scalar.
+Value emitScalarForward(OpBuilder &b, Location loc, Operation *op,
+                        ValueRange operands);
+
+/// Emits the reverse-mode rule of the fusable op `op`: given its operand
+/// scalars, the result scalar `result` (from emitScalarForward) and the
+/// adjoint `dResult` of the result, returns the adjoint contribution to each
+/// operand, in operand order.
+SmallVector<Value> emitScalarAdjoints(OpBuilder &b, Location loc, Operation *op,
+                                      ValueRange operands, Value result,
+                                      Value dResult);
+
+} // namespace mlir::rvnn::exec
+
+#endif // RVNN_LIB_DIALECT_EXEC_TRANSFORMS_SCALARRULES_H

@@ -1,0 +1,160 @@
+// rvnn_exec.dispatch: a call of a generated kernel (kernels.so, ABI
+// rvnn-memref-v1, rvnn/Runtime/KernelLibrary.h) through a
+// torch::autograd::Function whose backward is the kernel's compiler-derived
+// `_grad` entry point; or, under KernelMode::Reference and off the CPU, the
+// dispatch's body run with the reference handlers (ATen autograd backward).
+#include "Handlers.h"
+#include "rvnn/Runtime/KernelLibrary.h"
+
+#include <cstdint>
+#include <iostream>
+#include <mutex>
+
+#include <torch/autograd.h>
+
+namespace rvnn::runtime {
+namespace {
+
+using torch::Tensor;
+using torch::autograd::AutogradContext;
+using torch::autograd::variable_list;
+using Dispatch = exec::DispatchOp;
+
+static_assert(sizeof(void *) == sizeof(int64_t),
+              "rvnn-memref-v1 descriptors are built as 64-bit words");
+
+/// Calls `entry` on `tensors` (contiguous, one dtype): one MLIR strided memref
+/// descriptor per tensor, `{allocated, aligned, offset, sizes[R],
+/// strides[R]}` with row-major strides, and the array of their addresses.
+void callKernel(KernelEntry entry, const std::vector<Tensor> &tensors) {
+  std::vector<std::vector<int64_t>> descriptors(tensors.size());
+  std::vector<void *> args(tensors.size());
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor &tensor = tensors[i];
+    const int64_t rank = tensor.dim();
+    std::vector<int64_t> &words = descriptors[i];
+    words.assign(3 + 2 * rank, 0);
+    words[0] = words[1] = reinterpret_cast<intptr_t>(tensor.data_ptr());
+    int64_t stride = 1;
+    for (int64_t d = rank - 1; d >= 0; --d) {
+      words[3 + d] = tensor.size(d);
+      words[3 + rank + d] = stride;
+      stride *= tensor.size(d);
+    }
+    args[i] = words.data();
+  }
+  entry(args.data());
+}
+
+/// A generated kernel as an autograd function of the dispatch's inputs. The
+/// backward recomputes the forward from the saved inputs (the `_grad` entry
+/// point), so nothing else is kept.
+struct GeneratedKernelFunction
+    : torch::autograd::Function<GeneratedKernelFunction> {
+  static variable_list forward(AutogradContext *ctx,
+                               const GeneratedKernel *kernel,
+                               int64_t numResults, at::TensorList inputs) {
+    std::vector<Tensor> args;
+    args.reserve(inputs.size() + numResults);
+    for (const Tensor &input : inputs)
+      args.push_back(input.contiguous());
+    ctx->save_for_backward(args);
+    ctx->saved_data["kernel"] = reinterpret_cast<intptr_t>(kernel);
+    variable_list results;
+    for (int64_t i = 0; i < numResults; ++i) {
+      results.push_back(at::empty(args[0].sizes(), args[0].options()));
+      args.push_back(results.back());
+    }
+    if (args[0].numel() > 0)
+      callKernel(kernel->forward, args);
+    return results;
+  }
+
+  static variable_list backward(AutogradContext *ctx, variable_list grads) {
+    const auto *kernel = reinterpret_cast<const GeneratedKernel *>(
+        static_cast<intptr_t>(ctx->saved_data["kernel"].toInt()));
+    std::vector<Tensor> args = ctx->get_saved_variables();
+    const Tensor like = args.at(0);
+    const size_t numInputs = args.size();
+    for (const Tensor &grad : grads)
+      args.push_back(grad.defined() ? grad.contiguous()
+                                    : at::zeros(like.sizes(), like.options()));
+    // Slots for the kernel pointer and the result count, then one gradient
+    // per input.
+    variable_list inputGrads{Tensor(), Tensor()};
+    for (size_t i = 0; i < numInputs; ++i) {
+      inputGrads.push_back(at::empty(like.sizes(), like.options()));
+      args.push_back(inputGrads.back());
+    }
+    if (like.numel() > 0)
+      callKernel(kernel->backward, args);
+    return inputGrads;
+  }
+};
+
+/// The kernel ABI's requirement: every input one type T (f32 or f64), one
+/// shape, on the CPU.
+void checkKernelOperands(const PlanOp &op, const std::vector<Tensor> &inputs) {
+  const Tensor &first = inputs.front();
+  if (first.scalar_type() != torch::kFloat &&
+      first.scalar_type() != torch::kDouble)
+    throw PlanError(op.where() + ": generated kernels take f32 or f64, got " +
+                    std::string(c10::toString(first.scalar_type())));
+  for (size_t i = 1; i < inputs.size(); ++i)
+    if (inputs[i].scalar_type() != first.scalar_type() ||
+        inputs[i].sizes() != first.sizes())
+      throw PlanError(op.where() + ": input #" + std::to_string(i) +
+                      " differs from input #0 in shape or dtype; a "
+                      "generated kernel takes one tensor type");
+}
+
+void runReference(Executor &executor, const PlanOp &op, Frame &frame,
+                  const std::vector<Tensor> &inputs) {
+  std::vector<RuntimeValue> args(inputs.begin(), inputs.end());
+  std::vector<RuntimeValue> results =
+      executor.runRegion(op.regions.at(0), frame, args);
+  if (results.size() != op.results.size())
+    throw PlanError(op.where() + ": the body yields " +
+                    std::to_string(results.size()) + " values for " +
+                    std::to_string(op.results.size()) + " results");
+  for (size_t i = 0; i < results.size(); ++i)
+    frame.setResult(op, i, std::move(results[i]));
+}
+
+void dispatch(Executor &executor, const PlanOp &op, Frame &frame) {
+  std::vector<Tensor> inputs;
+  for (size_t i = 0; i < op.operands.size(); ++i)
+    inputs.push_back(frame.tensor(op, i));
+  ExecutionContext &ctx = executor.context();
+  bool generated = ctx.kernelMode == KernelMode::Generated && !inputs.empty();
+  if (generated && !inputs.front().device().is_cpu()) {
+    static std::once_flag notice;
+    std::call_once(notice, [&] {
+      std::cerr << "rvnn: generated kernels are CPU-only for now; dispatch "
+                   "ops on "
+                << inputs.front().device() << " run their reference bodies\n";
+    });
+    generated = false;
+  }
+  if (!generated)
+    return runReference(executor, op, frame, inputs);
+
+  const Plan &plan = executor.program();
+  if (!plan.kernels)
+    Executor::checkKernels(plan, ctx.kernelMode, inputs.front().device());
+  const GeneratedKernel &kernel =
+      plan.kernels->kernel(attrAs<std::string>(op, Dispatch::attr::kernel));
+  checkKernelOperands(op, inputs);
+  variable_list results = GeneratedKernelFunction::apply(
+      &kernel, static_cast<int64_t>(op.results.size()), at::TensorList(inputs));
+  for (size_t i = 0; i < results.size(); ++i)
+    frame.setResult(op, i, std::move(results[i]));
+}
+
+} // namespace
+
+void registerDispatchOps(OpRegistry &registry) {
+  registry[Dispatch::name] = dispatch;
+}
+
+} // namespace rvnn::runtime

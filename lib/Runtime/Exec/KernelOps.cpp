@@ -1,0 +1,299 @@
+// Kernel ops: elementwise functions, comparisons and the rvnn kernels
+// (normalisation, attention, gating, chunking, beams), each with its ATen
+// reference in lib/Runtime/Ops.
+#include "Handlers.h"
+#include "rvnn/Runtime/Ops/Attention.h"
+#include "rvnn/Runtime/Ops/Beam.h"
+#include "rvnn/Runtime/Ops/Gating.h"
+#include "rvnn/Runtime/Ops/NN.h"
+#include "rvnn/Runtime/Ops/Recursion.h"
+
+namespace rvnn::runtime {
+namespace {
+
+using torch::Tensor;
+
+void elementwise(Executor &, const PlanOp &op, Frame &frame) {
+  using Fn = contract::ElementwiseFn;
+  Fn fn =
+      enumAttr(op, exec::ElementwiseOp::attr::fn, contract::parseElementwiseFn);
+  size_t arity = fn == Fn::neg || fn == Fn::exp || fn == Fn::log ||
+                         fn == Fn::tanh || fn == Fn::sqrt || fn == Fn::abs ||
+                         fn == Fn::erf
+                     ? 1
+                     : 2;
+  if (op.operands.size() != arity)
+    throw PlanError(op.where() + ": " + std::string(contract::keyword(fn)) +
+                    " takes " + std::to_string(arity) + " operands");
+  Tensor a = frame.tensor(op, 0);
+  Tensor b = arity == 2 ? frame.tensor(op, 1) : Tensor();
+  Tensor result;
+  switch (fn) {
+  case Fn::neg:
+    result = -a;
+    break;
+  case Fn::exp:
+    result = torch::exp(a);
+    break;
+  case Fn::log:
+    result = torch::log(a);
+    break;
+  case Fn::tanh:
+    result = torch::tanh(a);
+    break;
+  case Fn::sqrt:
+    result = torch::sqrt(a);
+    break;
+  case Fn::abs:
+    result = torch::abs(a);
+    break;
+  case Fn::erf:
+    result = torch::erf(a);
+    break;
+  case Fn::add:
+    result = a + b;
+    break;
+  case Fn::sub:
+    result = a - b;
+    break;
+  case Fn::mul:
+    result = a * b;
+    break;
+  case Fn::div:
+    result = a / b;
+    break;
+  case Fn::max:
+    result = torch::maximum(a, b);
+    break;
+  case Fn::min:
+    result = torch::minimum(a, b);
+    break;
+  case Fn::logical_or:
+    result = torch::logical_or(a, b);
+    break;
+  }
+  frame.setResult(op, 0, result);
+}
+
+/// IEEE comparisons: ordered predicates are false and unordered ones true
+/// when either side is NaN (arith.cmpf's semantics).
+void compare(Executor &, const PlanOp &op, Frame &frame) {
+  using Predicate = contract::ComparePredicate;
+  Tensor a = frame.tensor(op, 0);
+  Tensor b = frame.tensor(op, 1);
+  auto unordered = [&] { return torch::isnan(a) | torch::isnan(b); };
+  Tensor result;
+  switch (enumAttr(op, exec::CompareOp::attr::predicate,
+                   contract::parseComparePredicate)) {
+  case Predicate::always_false:
+    result = torch::zeros_like(a, torch::kBool);
+    break;
+  case Predicate::oeq:
+    result = a == b;
+    break;
+  case Predicate::ogt:
+    result = a > b;
+    break;
+  case Predicate::oge:
+    result = a >= b;
+    break;
+  case Predicate::olt:
+    result = a < b;
+    break;
+  case Predicate::ole:
+    result = a <= b;
+    break;
+  case Predicate::one:
+    result = (a != b) & ~unordered();
+    break;
+  case Predicate::ord:
+    result = ~unordered();
+    break;
+  case Predicate::ueq:
+    result = (a == b) | unordered();
+    break;
+  case Predicate::ugt:
+    result = ~(a <= b);
+    break;
+  case Predicate::uge:
+    result = ~(a < b);
+    break;
+  case Predicate::ult:
+    result = ~(a >= b);
+    break;
+  case Predicate::ule:
+    result = ~(a > b);
+    break;
+  case Predicate::une:
+    result = a != b;
+    break;
+  case Predicate::uno:
+    result = unordered();
+    break;
+  case Predicate::always_true:
+    result = torch::ones_like(a, torch::kBool);
+    break;
+  }
+  frame.setResult(op, 0, result);
+}
+
+/// i1 to the result's dtype, true is 1.
+void convert(Executor &, const PlanOp &op, Frame &frame) {
+  Tensor input = frame.tensor(op, 0);
+  if (input.scalar_type() != torch::kBool)
+    throw PlanError(op.where() + ": converts i1 tensors only");
+  frame.setResult(op, 0, input.to(scalarType(op.resultTypes.at(0).dtype)));
+}
+
+torch::Generator *generator(Executor &executor) {
+  return &executor.context().generator;
+}
+
+void layerNorm(Executor &, const PlanOp &op, Frame &frame) {
+  frame.setResult(
+      op, 0,
+      ops::layerNorm(frame.tensor(op, 0), frame.tensor(op, 1),
+                     frame.tensor(op, 2),
+                     attrAs<double>(op, exec::LayerNormOp::attr::epsilon)));
+}
+
+void dropout(Executor &executor, const PlanOp &op, Frame &frame) {
+  using Dropout = exec::DropoutOp;
+  frame.setResult(
+      op, 0,
+      ops::dropout(frame.tensor(op, 0), attrAs<double>(op, Dropout::attr::rate),
+                   attrAs<bool>(op, Dropout::attr::rescale),
+                   attrAs<std::vector<int64_t>>(op, Dropout::attr::shared_dims),
+                   executor.context().training, generator(executor)));
+}
+
+void softmax(Executor &, const PlanOp &op, Frame &frame) {
+  frame.setResult(
+      op, 0,
+      ops::softmax(frame.tensor(op, 0),
+                   attrAs<int64_t>(op, exec::SoftmaxOp::attr::dim)));
+}
+
+void maskedSoftmax(Executor &, const PlanOp &op, Frame &frame) {
+  frame.setResult(op, 0,
+                  ops::maskedSoftmax(
+                      frame.tensor(op, 0), frame.tensor(op, 1),
+                      attrAs<int64_t>(op, exec::MaskedSoftmaxOp::attr::dim)));
+}
+
+void pool(Executor &, const PlanOp &op, Frame &frame) {
+  ops::PoolKind kind = ops::PoolKind::First;
+  switch (enumAttr(op, exec::PoolOp::attr::kind, contract::parsePoolKind)) {
+  case contract::PoolKind::first:
+    kind = ops::PoolKind::First;
+    break;
+  case contract::PoolKind::last:
+    kind = ops::PoolKind::Last;
+    break;
+  case contract::PoolKind::mean:
+    kind = ops::PoolKind::Mean;
+    break;
+  case contract::PoolKind::max:
+    kind = ops::PoolKind::Max;
+    break;
+  }
+  frame.setResult(op, 0,
+                  ops::pool(frame.tensor(op, 0), frame.tensor(op, 1), kind));
+}
+
+void chunk(Executor &, const PlanOp &op, Frame &frame) {
+  auto [chunks, mask] =
+      ops::chunk(frame.tensor(op, 0), frame.tensor(op, 1),
+                 attrAs<int64_t>(op, exec::ChunkOp::attr::size),
+                 attrAs<int64_t>(op, exec::ChunkOp::attr::dim));
+  frame.setResult(op, 0, chunks);
+  frame.setResult(op, 1, mask);
+}
+
+void unchunk(Executor &, const PlanOp &op, Frame &frame) {
+  frame.setResult(
+      op, 0,
+      ops::unchunk(frame.tensor(op, 0), frame.tensor(op, 1),
+                   attrAs<int64_t>(op, exec::UnchunkOp::attr::dim)));
+}
+
+void geometricAttention(Executor &, const PlanOp &op, Frame &frame) {
+  std::array<Tensor, 8> in;
+  for (size_t i = 0; i < in.size(); ++i)
+    in[i] = frame.tensor(op, i);
+  frame.setResult(
+      op, 0,
+      ops::geometricAttention(
+          in[0], in[1], in[2], in[3], in[4], in[5], in[6], in[7],
+          attrAs<bool>(op, exec::GeometricAttentionOp::attr::normalize)));
+}
+
+void maskedAttention(Executor &, const PlanOp &op, Frame &frame) {
+  frame.setResult(op, 0,
+                  ops::maskedAttention(
+                      frame.tensor(op, 0), frame.tensor(op, 1),
+                      frame.tensor(op, 2), frame.tensor(op, 3),
+                      attrAs<bool>(op, exec::MaskedAttentionOp::attr::causal)));
+}
+
+void neighbourRetrieve(Executor &, const PlanOp &op, Frame &frame) {
+  ops::Direction direction =
+      enumAttr(op, exec::NeighbourRetrieveOp::attr::direction,
+               contract::parseDirection) == contract::Direction::left
+          ? ops::Direction::Left
+          : ops::Direction::Right;
+  frame.setResult(op, 0,
+                  ops::neighbourRetrieve(frame.tensor(op, 0),
+                                         frame.tensor(op, 1), direction));
+}
+
+void cumax(Executor &, const PlanOp &op, Frame &frame) {
+  frame.setResult(op, 0,
+                  ops::cumax(frame.tensor(op, 0),
+                             attrAs<int64_t>(op, exec::CumaxOp::attr::dim)));
+}
+
+void beamExpand(Executor &, const PlanOp &op, Frame &frame) {
+  frame.setResult(
+      op, 0,
+      ops::beamExpand(frame.tensor(op, 0),
+                      attrAs<int64_t>(op, exec::BeamExpandOp::attr::factor)));
+}
+
+} // namespace
+
+void registerKernelOps(OpRegistry &r) {
+  r[exec::ElementwiseOp::name] = elementwise;
+  r[exec::CompareOp::name] = compare;
+  r[exec::ConvertOp::name] = convert;
+
+  r[exec::LayerNormOp::name] = layerNorm;
+  r[exec::DropoutOp::name] = dropout;
+  r[exec::GeluOp::name] = tensors<1>(ops::gelu);
+  r[exec::SigmoidOp::name] = tensors<1>(ops::sigmoid);
+  r[exec::ReluOp::name] = tensors<1>(ops::relu);
+  r[exec::SoftmaxOp::name] = softmax;
+  r[exec::MaskedSoftmaxOp::name] = maskedSoftmax;
+  r[exec::CrossEntropyOp::name] = tensors<2>(ops::crossEntropy);
+  r[exec::BroadcastLikeOp::name] = tensors<2>(ops::broadcastLike);
+  r[exec::PoolOp::name] = pool;
+
+  r[exec::ChunkOp::name] = chunk;
+  r[exec::UnchunkOp::name] = unchunk;
+  r[exec::PairMergeOp::name] = tensors<3>(ops::pairMerge);
+
+  r[exec::GeometricAttentionOp::name] = geometricAttention;
+  r[exec::MaskedAttentionOp::name] = maskedAttention;
+  r[exec::NeighbourRetrieveOp::name] = neighbourRetrieve;
+
+  r[exec::GateOp::name] = tensors<3>(ops::gate);
+  r[exec::CumaxOp::name] = cumax;
+  r[exec::SoftDepthMixOp::name] = tensors<3>(ops::softDepthMix);
+
+  r[exec::OneHotOp::name] = tensors<2>(ops::oneHot);
+  r[exec::BeamExpandOp::name] = beamExpand;
+  r[exec::BeamAccumulateOp::name] = tensors<3>(ops::beamAccumulate);
+  r[exec::BeamMarginalizeOp::name] = tensors<3>(ops::beamMarginalize);
+}
+
+} // namespace rvnn::runtime

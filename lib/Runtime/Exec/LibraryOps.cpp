@@ -1,0 +1,79 @@
+// Library ops: matrix products in LibTorch's BLAS, lookups and the beam
+// search's selections.
+#include "Handlers.h"
+#include "rvnn/Runtime/Ops/Beam.h"
+#include "rvnn/Runtime/Ops/NN.h"
+
+namespace rvnn::runtime {
+namespace {
+
+using torch::Tensor;
+
+/// lhs · rhs (or lhs · rhsᵀ with transpose_rhs) + bias + accumulator. A
+/// transposed 2-D rhs is a linear layer's weight: ops::linear keeps those
+/// results bit-identical to the linear layer's reference.
+void gemm(Executor &, const PlanOp &op, Frame &frame) {
+  using Gemm = exec::GemmOp;
+  auto optional = [&](size_t group) {
+    OperandGroup operands = operandGroup(op, group);
+    return operands.size ? frame.tensor(op, operands.begin) : Tensor();
+  };
+  Tensor lhs = frame.tensor(op, 0);
+  Tensor rhs = frame.tensor(op, 1);
+  Tensor bias = optional(Gemm::operand::bias);
+  Tensor accumulator = optional(Gemm::operand::accumulator);
+  // A unit attribute: present (as true) or absent.
+  bool transposeRhs = hasAttr(op, Gemm::attr::transpose_rhs);
+  Tensor result;
+  if (transposeRhs && rhs.dim() == 2) {
+    result = ops::linear(lhs, rhs, bias);
+  } else {
+    result = torch::matmul(lhs, transposeRhs ? rhs.transpose(-2, -1) : rhs);
+    if (bias.defined())
+      result = result + bias;
+  }
+  if (accumulator.defined())
+    result = accumulator + result;
+  frame.setResult(op, 0, result);
+}
+
+torch::Generator *generator(Executor &executor) {
+  return &executor.context().generator;
+}
+
+void topk(Executor &executor, const PlanOp &op, Frame &frame) {
+  using TopK = exec::TopKOp;
+  auto [values, indices] = ops::topk(
+      frame.tensor(op, 0), frame.tensor(op, 1),
+      attrAs<int64_t>(op, TopK::attr::k), attrAs<bool>(op, TopK::attr::gumbel),
+      executor.context().training, generator(executor));
+  frame.setResult(op, 0, values);
+  frame.setResult(op, 1, indices);
+}
+
+void beamAlign(Executor &executor, const PlanOp &op, Frame &frame) {
+  using BeamAlign = exec::BeamAlignOp;
+  ops::AlignMode mode =
+      enumAttr(op, BeamAlign::attr::mode, contract::parseAlignMode) ==
+              contract::AlignMode::sample
+          ? ops::AlignMode::Sample
+          : ops::AlignMode::Uniform;
+  frame.setResult(
+      op, 0,
+      ops::beamAlign(frame.tensor(op, 0), frame.tensor(op, 1),
+                     attrAs<double>(op, BeamAlign::attr::temperature), mode,
+                     generator(executor)));
+}
+
+} // namespace
+
+void registerLibraryOps(OpRegistry &r) {
+  r[exec::GemmOp::name] = gemm;
+  r[exec::EmbeddingOp::name] = tensors<2>(ops::embedding);
+  r[exec::TopKOp::name] = topk;
+  r[exec::ArgMaxOp::name] = tensors<2>(ops::argmax);
+  r[exec::BeamGatherOp::name] = tensors<2>(ops::beamGather);
+  r[exec::BeamAlignOp::name] = beamAlign;
+}
+
+} // namespace rvnn::runtime

@@ -1,0 +1,99 @@
+// Scalar ops: constants, integer arithmetic on shapes and step counters, and
+// tensor sizes.
+#include "Handlers.h"
+
+#include <algorithm>
+
+namespace rvnn::runtime {
+namespace {
+
+using nlohmann::json;
+
+/// An index scalar (`value` is an integer) or a dense tensor (`value` is
+/// {"values": [...], "type": ...}).
+void constant(Executor &executor, const PlanOp &op, Frame &frame) {
+  const ValueType &type = op.resultTypes.at(0);
+  const json &value = attr(op, exec::ConstantOp::attr::value);
+  if (!type.tensor) {
+    frame.setResult(op, 0, value.get<int64_t>());
+    return;
+  }
+  std::vector<double> values = value.at("values").get<std::vector<double>>();
+  torch::Tensor tensor =
+      torch::tensor(values, torch::dtype(torch::kDouble))
+          .reshape(type.shape)
+          .to(executor.context().device, scalarType(type.dtype));
+  frame.setResult(op, 0, tensor);
+}
+
+int64_t floorDiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+
+/// floordiv and ceildiv round towards -inf and +inf, div and rem towards
+/// zero; or is bitwise.
+void indexArith(Executor &, const PlanOp &op, Frame &frame) {
+  using Kind = contract::IndexArithKind;
+  Kind kind = enumAttr(op, exec::IndexArithOp::attr::kind,
+                       contract::parseIndexArithKind);
+  int64_t a = frame.integer(op, 0);
+  int64_t b = frame.integer(op, 1);
+  bool divides = kind == Kind::floordiv || kind == Kind::ceildiv ||
+                 kind == Kind::div || kind == Kind::rem;
+  if (divides && b == 0)
+    throw PlanError(op.where() + ": division by zero");
+  int64_t result = 0;
+  switch (kind) {
+  case Kind::add:
+    result = a + b;
+    break;
+  case Kind::sub:
+    result = a - b;
+    break;
+  case Kind::mul:
+    result = a * b;
+    break;
+  case Kind::floordiv:
+    result = floorDiv(a, b);
+    break;
+  case Kind::ceildiv:
+    result = -floorDiv(-a, b);
+    break;
+  case Kind::div:
+    result = a / b;
+    break;
+  case Kind::rem:
+    result = a % b;
+    break;
+  case Kind::max:
+    result = std::max(a, b);
+    break;
+  case Kind::min:
+    result = std::min(a, b);
+    break;
+  case Kind::bit_or:
+    result = a | b;
+    break;
+  }
+  frame.setResult(op, 0, result);
+}
+
+void dim(Executor &, const PlanOp &op, Frame &frame) {
+  torch::Tensor source = frame.tensor(op, 0);
+  int64_t index = frame.integer(op, 1);
+  if (index < 0 || index >= source.dim())
+    throw PlanError(op.where() + ": dim index " + std::to_string(index) +
+                    " out of range for rank " + std::to_string(source.dim()));
+  frame.setResult(op, 0, source.size(index));
+}
+
+} // namespace
+
+void registerScalarOps(OpRegistry &r) {
+  r[exec::ConstantOp::name] = constant;
+  r[exec::IndexArithOp::name] = indexArith;
+  r[exec::DimOp::name] = dim;
+}
+
+} // namespace rvnn::runtime

@@ -1,0 +1,119 @@
+// Buffer and view ops: allocation, casts, reshapes, slices, concatenation and
+// transposition.
+#include "Handlers.h"
+
+#include <algorithm>
+#include <functional>
+#include <limits>
+
+namespace rvnn::runtime {
+namespace {
+
+using torch::Tensor;
+
+/// The marker for a dynamic offset, size or stride in slice's static_* arrays
+/// (MLIR's ShapedType::kDynamic).
+constexpr int64_t kDynamic = std::numeric_limits<int64_t>::min();
+
+/// The result shape of an op with one size operand per dynamic dim of its
+/// result type, in order, from operand `first` on.
+std::vector<int64_t> resultShape(const PlanOp &op, const Frame &frame,
+                                 size_t first) {
+  std::vector<int64_t> shape = op.resultTypes.at(0).shape;
+  size_t next = first;
+  for (int64_t &size : shape)
+    if (size < 0 && next < op.operands.size())
+      size = frame.integer(op, next++);
+  if (next != op.operands.size() ||
+      std::count(shape.begin(), shape.end(), -1) != 0)
+    throw PlanError(op.where() + ": needs one size operand per dynamic dim "
+                                 "of its result");
+  return shape;
+}
+
+/// Zeros, so that GEMMs accumulating into the buffer are exact.
+void alloc(Executor &executor, const PlanOp &op, Frame &frame) {
+  frame.setResult(op, 0,
+                  torch::zeros(resultShape(op, frame, 0),
+                               torch::dtype(scalarType(op.resultTypes[0].dtype))
+                                   .device(executor.context().device)));
+}
+
+void reshape(Executor &, const PlanOp &op, Frame &frame) {
+  frame.setResult(op, 0,
+                  frame.tensor(op, 0).reshape(resultShape(op, frame, 1)));
+}
+
+/// A strided slice; `dropped_dims` are unit dims of the slice the result
+/// drops.
+void slice(Executor &, const PlanOp &op, Frame &frame) {
+  using Slice = exec::SliceOp;
+  // static_* entries of kDynamic take the next operand of their group.
+  auto resolve = [&](std::string_view name, size_t group) {
+    std::vector<int64_t> values = attrAs<std::vector<int64_t>>(op, name);
+    OperandGroup operands = operandGroup(op, group);
+    size_t next = operands.begin;
+    size_t end = operands.begin + operands.size;
+    for (int64_t &value : values)
+      if (value == kDynamic && next < end)
+        value = frame.integer(op, next++);
+    if (next != end || std::count(values.begin(), values.end(), kDynamic) != 0)
+      throw PlanError(op.where() + ": " + std::string(name) +
+                      " does not match its operands");
+    return values;
+  };
+  std::vector<int64_t> offsets =
+      resolve(Slice::attr::static_offsets, Slice::operand::offsets);
+  std::vector<int64_t> sizes =
+      resolve(Slice::attr::static_sizes, Slice::operand::sizes);
+  std::vector<int64_t> strides =
+      resolve(Slice::attr::static_strides, Slice::operand::strides);
+  Tensor result = frame.tensor(op, 0);
+  if (offsets.size() != static_cast<size_t>(result.dim()) ||
+      sizes.size() != offsets.size() || strides.size() != offsets.size())
+    throw PlanError(op.where() + ": needs one offset, size and stride per "
+                                 "source dim");
+  for (size_t d = 0; d < sizes.size(); ++d)
+    result =
+        result.slice(d, offsets[d],
+                     offsets[d] + (sizes[d] - 1) * strides[d] + 1, strides[d]);
+  std::vector<int64_t> dropped =
+      attrAs<std::vector<int64_t>>(op, Slice::attr::dropped_dims);
+  std::sort(dropped.begin(), dropped.end(), std::greater<int64_t>());
+  for (int64_t d : dropped) {
+    if (d < 0 || d >= result.dim() || result.size(d) != 1)
+      throw PlanError(op.where() + ": dropped dim " + std::to_string(d) +
+                      " is not a unit dim of the slice");
+    result = result.squeeze(d);
+  }
+  frame.setResult(op, 0, result);
+}
+
+void concat(Executor &, const PlanOp &op, Frame &frame) {
+  std::vector<Tensor> inputs;
+  for (size_t i = 0; i < op.operands.size(); ++i)
+    inputs.push_back(frame.tensor(op, i));
+  frame.setResult(
+      op, 0,
+      torch::cat(inputs, attrAs<int64_t>(op, exec::ConcatOp::attr::dim)));
+}
+
+/// Result dim i is input dim permutation[i].
+void transpose(Executor &, const PlanOp &op, Frame &frame) {
+  frame.setResult(op, 0,
+                  frame.tensor(op, 0).permute(attrAs<std::vector<int64_t>>(
+                      op, exec::TransposeOp::attr::permutation)));
+}
+
+} // namespace
+
+void registerViewOps(OpRegistry &r) {
+  r[exec::AllocOp::name] = alloc;
+  r[exec::CastOp::name] = tensors<1>([](const Tensor &a) { return a; });
+  r[exec::ReshapeOp::name] = reshape;
+  r[exec::SliceOp::name] = slice;
+  r[exec::ConcatOp::name] = concat;
+  r[exec::TransposeOp::name] = transpose;
+}
+
+} // namespace rvnn::runtime

@@ -1,0 +1,56 @@
+// A compiled module: the program in rvnn_exec and, beside it, the kernel IR
+// of its dispatches (forward and backward) in a kernels module.
+module {
+  rvnn_exec.param @b : tensor<4xf32> init <zeros>
+  rvnn_exec.func @forward(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+    %t = rvnn_exec.elementwise <tanh> %x : tensor<?x4xf32>
+    rvnn_exec.return %t : tensor<?x4xf32>
+  }
+  module @rvnn_kernels attributes {rvnn_exec.kernels} {
+    func.func @ew_tanh(%x: tensor<?x4xf32>, %out: tensor<?x4xf32>)
+        -> tensor<?x4xf32> {
+      %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>,
+                                            affine_map<(i, j) -> (i, j)>],
+                           iterator_types = ["parallel", "parallel"]}
+          ins(%x : tensor<?x4xf32>) outs(%out : tensor<?x4xf32>) {
+      ^bb0(%a: f32, %o: f32):
+        %t = math.tanh %a : f32
+        linalg.yield %t : f32
+      } -> tensor<?x4xf32>
+      return %r : tensor<?x4xf32>
+    }
+    func.func @ew_tanh_grad(%x: tensor<?x4xf32>, %dout: tensor<?x4xf32>,
+                            %din: tensor<?x4xf32>) -> tensor<?x4xf32> {
+      %r = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>,
+                                            affine_map<(i, j) -> (i, j)>,
+                                            affine_map<(i, j) -> (i, j)>],
+                           iterator_types = ["parallel", "parallel"]}
+          ins(%x, %dout : tensor<?x4xf32>, tensor<?x4xf32>)
+          outs(%din : tensor<?x4xf32>) {
+      ^bb0(%a: f32, %g: f32, %o: f32):
+        %one = arith.constant 1.0 : f32
+        %t = math.tanh %a : f32
+        %t2 = arith.mulf %t, %t : f32
+        %d = arith.subf %one, %t2 : f32
+        %v = arith.mulf %g, %d : f32
+        linalg.yield %v : f32
+      } -> tensor<?x4xf32>
+      return %r : tensor<?x4xf32>
+    }
+    // f64 (gradient checks): the math goes to libm, which the library links.
+    func.func @ew_exp_f64(%x: tensor<?xf64>, %out: tensor<?xf64>)
+        -> tensor<?xf64> {
+      %r = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>,
+                                            affine_map<(i) -> (i)>],
+                           iterator_types = ["parallel"]}
+          ins(%x : tensor<?xf64>) outs(%out : tensor<?xf64>) {
+      ^bb0(%a: f64, %o: f64):
+        %e = math.exp %a : f64
+        %t = math.tanh %e : f64
+        %f = math.erf %t : f64
+        linalg.yield %f : f64
+      } -> tensor<?xf64>
+      return %r : tensor<?xf64>
+    }
+  }
+}

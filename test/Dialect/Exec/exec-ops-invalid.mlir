@@ -1,0 +1,67 @@
+// RUN: rvnn-opt %s -split-input-file -verify-diagnostics
+
+rvnn_exec.func @alloc_sizes(%n: index) -> tensor<?x?xf32> {
+  // expected-error @+1 {{expects one size operand per dynamic result dim (2), got 1}}
+  %z = rvnn_exec.alloc (%n) : tensor<?x?xf32>
+  rvnn_exec.return %z : tensor<?x?xf32>
+}
+
+// -----
+
+rvnn_exec.func @reshape_element_type(%x: tensor<4xf32>) -> tensor<2x2xf64> {
+  // expected-error @+1 {{changes the element type from 'f32' to 'f64'}}
+  %r = rvnn_exec.reshape %x () : tensor<4xf32> to tensor<2x2xf64>
+  rvnn_exec.return %r : tensor<2x2xf64>
+}
+
+// -----
+
+rvnn_exec.func @cast_shape(%x: tensor<4xf32>) -> tensor<5xf32> {
+  // expected-error @+1 {{casts between incompatible shapes}}
+  %r = rvnn_exec.cast %x : tensor<4xf32> to tensor<5xf32>
+  rvnn_exec.return %r : tensor<5xf32>
+}
+
+// -----
+
+rvnn_exec.func @slice_drop(%x: tensor<4x2xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{drops dim 1, which is not a static unit dim of the slice}}
+  %r = rvnn_exec.slice %x [] [] [] {static_offsets = array<i64: 0, 0>,
+      static_sizes = array<i64: 4, 2>, static_strides = array<i64: 1, 1>,
+      dropped_dims = array<i64: 1>} : tensor<4x2xf32> to tensor<4xf32>
+  rvnn_exec.return %r : tensor<4xf32>
+}
+
+// -----
+
+rvnn_exec.func @slice_operands(%x: tensor<?x2xf32>) -> tensor<?x2xf32> {
+  // expected-error @+1 {{expects one sizes operand per dynamic entry, got 0}}
+  %r = rvnn_exec.slice %x [] [] [] {static_offsets = array<i64: 0, 0>,
+      static_sizes = array<i64: -9223372036854775808, 2>,
+      static_strides = array<i64: 1, 1>, dropped_dims = array<i64>}
+      : tensor<?x2xf32> to tensor<?x2xf32>
+  rvnn_exec.return %r : tensor<?x2xf32>
+}
+
+// -----
+
+rvnn_exec.func @elementwise_arity(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'add' takes 2 operand(s), got 1}}
+  %r = rvnn_exec.elementwise <add> %x : tensor<4xf32>
+  rvnn_exec.return %r : tensor<4xf32>
+}
+
+// -----
+
+rvnn_exec.func @elementwise_or_float(%x: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error @+1 {{'or' is not defined on 'tensor<4xf32>'}}
+  %r = rvnn_exec.elementwise <or> %x, %x : tensor<4xf32>
+  rvnn_exec.return %r : tensor<4xf32>
+}
+
+// -----
+
+rvnn_exec.func @return_types(%x: tensor<4xf32>) -> tensor<4xf64> {
+  // expected-error @+1 {{returns 'tensor<4xf32>', the function declares 'tensor<4xf64>'}}
+  rvnn_exec.return %x : tensor<4xf32>
+}

@@ -1,0 +1,193 @@
+// RUN: rvnn-opt %s -rvnn-exec-fuse-elementwise -split-input-file | FileCheck %s
+
+// A GRC cell's gating (three sigmoid gates, products, sum) becomes ONE
+// dispatch; the layer norm after it and the gate with a broadcast [N, 1]
+// mask stay outside.
+// CHECK-LABEL: rvnn_exec.func @grc
+// CHECK-SAME: (%[[L:.*]]: tensor<?x128xf32>, %[[R:.*]]: tensor<?x128xf32>, %[[P:.*]]: tensor<?x512xf32>, %[[G:.*]]: tensor<128xf32>, %[[B:.*]]: tensor<128xf32>, %[[M:.*]]: tensor<?x1xf32>, %{{.*}}: index)
+// CHECK: %[[P0:.*]] = rvnn_exec.slice %[[P]]
+// CHECK: %[[P1:.*]] = rvnn_exec.slice %[[P]]
+// CHECK: %[[P2:.*]] = rvnn_exec.slice %[[P]]
+// CHECK: %[[P3:.*]] = rvnn_exec.slice %[[P]]
+// CHECK-NOT: rvnn_exec.sigmoid
+// CHECK: %[[H:.*]] = rvnn_exec.dispatch "grc_k0"(%[[P0]], %[[P1]], %[[P2]], %[[L]], %[[R]], %[[P3]]) : (tensor<?x128xf32>, tensor<?x128xf32>, tensor<?x128xf32>, tensor<?x128xf32>, tensor<?x128xf32>, tensor<?x128xf32>) -> tensor<?x128xf32> {
+// CHECK-NEXT: ^bb0(%[[A0:.*]]: tensor<?x128xf32>, %[[A1:.*]]: tensor<?x128xf32>, %[[A2:.*]]: tensor<?x128xf32>, %[[A3:.*]]: tensor<?x128xf32>, %[[A4:.*]]: tensor<?x128xf32>, %[[A5:.*]]: tensor<?x128xf32>):
+// CHECK-NEXT: %[[S0:.*]] = rvnn_exec.sigmoid %[[A0]]
+// CHECK-NEXT: %[[S1:.*]] = rvnn_exec.sigmoid %[[A1]]
+// CHECK-NEXT: %[[S2:.*]] = rvnn_exec.sigmoid %[[A2]]
+// CHECK-NEXT: %[[M0:.*]] = rvnn_exec.elementwise <mul> %[[S0]], %[[A3]]
+// CHECK-NEXT: %[[M1:.*]] = rvnn_exec.elementwise <mul> %[[S1]], %[[A4]]
+// CHECK-NEXT: %[[M2:.*]] = rvnn_exec.elementwise <mul> %[[S2]], %[[A5]]
+// CHECK-NEXT: %[[S:.*]] = rvnn_exec.elementwise <add> %[[M0]], %[[M1]]
+// CHECK-NEXT: %[[T:.*]] = rvnn_exec.elementwise <add> %[[S]], %[[M2]]
+// CHECK-NEXT: rvnn_exec.yield %[[T]] : tensor<?x128xf32>
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[N:.*]] = rvnn_exec.layer_norm %[[H]], %[[G]], %[[B]]
+// CHECK-NEXT: %[[O:.*]] = rvnn_exec.gate %[[M]], %[[N]], %[[L]]
+// CHECK-NEXT: rvnn_exec.return %[[O]]
+rvnn_exec.func @grc(%l: tensor<?x128xf32>, %r: tensor<?x128xf32>,
+                    %p: tensor<?x512xf32>, %gamma: tensor<128xf32>,
+                    %beta: tensor<128xf32>, %mask: tensor<?x1xf32>,
+                    %n: index) -> tensor<?x128xf32> {
+  %p0 = rvnn_exec.slice %p[] [%n] [] {dropped_dims = array<i64>, static_offsets = array<i64: 0, 0>, static_sizes = array<i64: -9223372036854775808, 128>, static_strides = array<i64: 1, 1>} : tensor<?x512xf32> to tensor<?x128xf32>
+  %p1 = rvnn_exec.slice %p[] [%n] [] {dropped_dims = array<i64>, static_offsets = array<i64: 0, 128>, static_sizes = array<i64: -9223372036854775808, 128>, static_strides = array<i64: 1, 1>} : tensor<?x512xf32> to tensor<?x128xf32>
+  %p2 = rvnn_exec.slice %p[] [%n] [] {dropped_dims = array<i64>, static_offsets = array<i64: 0, 256>, static_sizes = array<i64: -9223372036854775808, 128>, static_strides = array<i64: 1, 1>} : tensor<?x512xf32> to tensor<?x128xf32>
+  %p3 = rvnn_exec.slice %p[] [%n] [] {dropped_dims = array<i64>, static_offsets = array<i64: 0, 384>, static_sizes = array<i64: -9223372036854775808, 128>, static_strides = array<i64: 1, 1>} : tensor<?x512xf32> to tensor<?x128xf32>
+  %s0 = rvnn_exec.sigmoid %p0 : tensor<?x128xf32>
+  %s1 = rvnn_exec.sigmoid %p1 : tensor<?x128xf32>
+  %s2 = rvnn_exec.sigmoid %p2 : tensor<?x128xf32>
+  %m0 = rvnn_exec.elementwise <mul> %s0, %l : tensor<?x128xf32>
+  %m1 = rvnn_exec.elementwise <mul> %s1, %r : tensor<?x128xf32>
+  %m2 = rvnn_exec.elementwise <mul> %s2, %p3 : tensor<?x128xf32>
+  %a0 = rvnn_exec.elementwise <add> %m0, %m1 : tensor<?x128xf32>
+  %a1 = rvnn_exec.elementwise <add> %a0, %m2 : tensor<?x128xf32>
+  %h = rvnn_exec.layer_norm %a1, %gamma, %beta : (tensor<?x128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128xf32>
+  %o = rvnn_exec.gate %mask, %h, %l : (tensor<?x1xf32>, tensor<?x128xf32>, tensor<?x128xf32>) -> tensor<?x128xf32>
+  rvnn_exec.return %o : tensor<?x128xf32>
+}
+
+// -----
+
+// sigmoid -> mul -> gemm -> tanh -> add(tanh, mul) is one producer-consumer
+// group, but the gemm between needs the mul before the group's last op:
+// the group is cut after the mul, giving two dispatches around the gemm.
+// CHECK-LABEL: rvnn_exec.func @cut
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[Y:.*]]: tensor<4x8xf32>, %[[W:.*]]: tensor<8x8xf32>)
+// CHECK: %[[D0:.*]] = rvnn_exec.dispatch "cut_k0"(%[[X]], %[[Y]]) : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32> {
+// CHECK: rvnn_exec.sigmoid
+// CHECK: rvnn_exec.elementwise <mul>
+// CHECK: rvnn_exec.yield
+// CHECK: %[[MM:.*]] = rvnn_exec.gemm %[[D0]], %[[W]]
+// CHECK: %[[D1:.*]] = rvnn_exec.dispatch "cut_k1"(%[[MM]], %[[D0]]) : (tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32> {
+// CHECK-NEXT: ^bb0(%[[B0:.*]]: tensor<4x8xf32>, %[[B1:.*]]: tensor<4x8xf32>):
+// CHECK-NEXT: %[[T:.*]] = rvnn_exec.elementwise <tanh> %[[B0]]
+// CHECK-NEXT: %[[A:.*]] = rvnn_exec.elementwise <add> %[[T]], %[[B1]]
+// CHECK-NEXT: rvnn_exec.yield %[[A]]
+// CHECK: rvnn_exec.return %[[D1]]
+rvnn_exec.func @cut(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>,
+                    %w: tensor<8x8xf32>) -> tensor<4x8xf32> {
+  %s = rvnn_exec.sigmoid %x : tensor<4x8xf32>
+  %m = rvnn_exec.elementwise <mul> %s, %y : tensor<4x8xf32>
+  %g = rvnn_exec.gemm %m, %w : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+  %t = rvnn_exec.elementwise <tanh> %g : tensor<4x8xf32>
+  %a = rvnn_exec.elementwise <add> %t, %m : tensor<4x8xf32>
+  rvnn_exec.return %a : tensor<4x8xf32>
+}
+
+// -----
+
+// The exp's result is needed by the layer norm before the add: fusing
+// exp+add would move the exp after its user. Nothing is fused.
+// CHECK-LABEL: rvnn_exec.func @early_use
+// CHECK-NOT: rvnn_exec.dispatch
+// CHECK: %[[E:.*]] = rvnn_exec.elementwise <exp>
+// CHECK-NEXT: %[[N:.*]] = rvnn_exec.layer_norm %[[E]]
+// CHECK-NEXT: rvnn_exec.elementwise <add> %[[E]], %[[N]]
+rvnn_exec.func @early_use(%x: tensor<4x8xf32>, %g: tensor<8xf32>,
+                          %b: tensor<8xf32>) -> tensor<4x8xf32> {
+  %e = rvnn_exec.elementwise <exp> %x : tensor<4x8xf32>
+  %n = rvnn_exec.layer_norm %e, %g, %b : (tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  %a = rvnn_exec.elementwise <add> %e, %n : tensor<4x8xf32>
+  rvnn_exec.return %a : tensor<4x8xf32>
+}
+
+// -----
+
+// A use inside a later op's region counts at that op: the recurse between
+// the sigmoid and the mul reads the sigmoid, so they are not fused.
+// CHECK-LABEL: rvnn_exec.func @nested_use
+// CHECK-NOT: rvnn_exec.dispatch
+// CHECK: rvnn_exec.sigmoid
+// CHECK: rvnn_exec.recurse
+// CHECK: rvnn_exec.elementwise <mul>
+rvnn_exec.func @nested_use(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %s = rvnn_exec.sigmoid %x : tensor<4xf32>
+  %h = rvnn_exec.recurse <fixed> (%x) {steps = 2 : i64}
+      : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%t: index, %state: tensor<4xf32>):
+    %g = rvnn_exec.gemm %s, %state : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    rvnn_exec.yield %g : tensor<4xf32>
+  }
+  %m = rvnn_exec.elementwise <mul> %s, %h : tensor<4xf32>
+  rvnn_exec.return %m : tensor<4xf32>
+}
+
+// -----
+
+// Different types never fuse: a cast between two shapes, a gate whose gate
+// broadcasts, f16 elements, the logical `or` on i1.
+// CHECK-LABEL: rvnn_exec.func @types
+// CHECK-NOT: rvnn_exec.dispatch
+// CHECK: return
+rvnn_exec.func @types(%x: tensor<4xf32>, %g: tensor<4x1xf32>,
+                      %n: tensor<4x8xf32>, %h: tensor<4xf16>,
+                      %b: tensor<4xi1>) -> (tensor<?xf32>, tensor<4x8xf32>, tensor<4xf16>, tensor<4xi1>) {
+  %e = rvnn_exec.elementwise <exp> %x : tensor<4xf32>
+  %c = rvnn_exec.cast %e : tensor<4xf32> to tensor<?xf32>
+  %ng = rvnn_exec.elementwise <neg> %c : tensor<?xf32>
+  %s = rvnn_exec.sigmoid %g : tensor<4x1xf32>
+  %o = rvnn_exec.gate %s, %n, %n : (tensor<4x1xf32>, tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
+  %he = rvnn_exec.elementwise <exp> %h : tensor<4xf16>
+  %hn = rvnn_exec.elementwise <neg> %he : tensor<4xf16>
+  %b1 = rvnn_exec.elementwise <or> %b, %b : tensor<4xi1>
+  %b2 = rvnn_exec.elementwise <or> %b1, %b : tensor<4xi1>
+  rvnn_exec.return %ng, %o, %hn, %b2 : tensor<?xf32>, tensor<4x8xf32>, tensor<4xf16>, tensor<4xi1>
+}
+
+// -----
+
+// Inside a recursion step: the body's chain (gelu, relu, gate with a
+// same-shaped gate) becomes a dispatch in the body; every member value used
+// outside the group is a result (f64 here), and an input used twice is
+// passed once. Kernel numbers count per module, in program order, the
+// prefix is the enclosing function.
+// CHECK-LABEL: rvnn_exec.func @first
+// CHECK: rvnn_exec.dispatch "first_k0"
+// CHECK-LABEL: rvnn_exec.func @step
+// CHECK-SAME: (%[[X:.*]]: tensor<?x4xf64>, %[[G:.*]]: tensor<?x4xf64>)
+// CHECK: rvnn_exec.recurse <fixed>(%[[X]])
+// CHECK-NEXT: ^bb0(%{{.*}}: index, %[[S:.*]]: tensor<?x4xf64>):
+// CHECK-NEXT: %[[D:.*]]:2 = rvnn_exec.dispatch "step_k1"(%[[S]], %[[G]]) : (tensor<?x4xf64>, tensor<?x4xf64>) -> (tensor<?x4xf64>, tensor<?x4xf64>) {
+// CHECK-NEXT: ^bb0(%[[A0:.*]]: tensor<?x4xf64>, %[[A1:.*]]: tensor<?x4xf64>):
+// CHECK-NEXT: %[[GE:.*]] = rvnn_exec.gelu %[[A0]]
+// CHECK-NEXT: %[[RE:.*]] = rvnn_exec.relu %[[GE]]
+// CHECK-NEXT: %[[GA:.*]] = rvnn_exec.gate %[[A1]], %[[RE]], %[[A0]]
+// CHECK-NEXT: rvnn_exec.yield %[[RE]], %[[GA]] : tensor<?x4xf64>, tensor<?x4xf64>
+// CHECK-NEXT: }
+// CHECK-NEXT: %[[C:.*]] = rvnn_exec.cast %[[D]]#0
+// CHECK-NEXT: rvnn_exec.yield %[[D]]#1
+rvnn_exec.func @first(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %e = rvnn_exec.elementwise <exp> %x : tensor<4xf32>
+  %a = rvnn_exec.elementwise <add> %e, %x : tensor<4xf32>
+  rvnn_exec.return %a : tensor<4xf32>
+}
+rvnn_exec.func @step(%x: tensor<?x4xf64>, %g: tensor<?x4xf64>) -> tensor<?x4xf64> {
+  %h = rvnn_exec.recurse <fixed> (%x) {steps = 3 : i64}
+      : (tensor<?x4xf64>) -> tensor<?x4xf64> {
+  ^bb0(%t: index, %s: tensor<?x4xf64>):
+    %ge = rvnn_exec.gelu %s : tensor<?x4xf64>
+    %re = rvnn_exec.relu %ge : tensor<?x4xf64>
+    %ga = rvnn_exec.gate %g, %re, %s : (tensor<?x4xf64>, tensor<?x4xf64>, tensor<?x4xf64>) -> tensor<?x4xf64>
+    %c = rvnn_exec.cast %re : tensor<?x4xf64> to tensor<?x?xf64>
+    rvnn_exec.yield %ga : tensor<?x4xf64>
+  }
+  rvnn_exec.return %h : tensor<?x4xf64>
+}
+
+// -----
+
+// Kernel names already in the module are skipped; existing dispatches are
+// left alone.
+// CHECK-LABEL: rvnn_exec.func @named
+// CHECK: rvnn_exec.dispatch "named_k0"
+// CHECK: rvnn_exec.dispatch "named_k1"
+rvnn_exec.func @named(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %d = rvnn_exec.dispatch "named_k0" (%x) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%a: tensor<4xf32>):
+    %n = rvnn_exec.elementwise <neg> %a : tensor<4xf32>
+    rvnn_exec.yield %n : tensor<4xf32>
+  }
+  %e = rvnn_exec.elementwise <exp> %d : tensor<4xf32>
+  %s = rvnn_exec.elementwise <sqrt> %e : tensor<4xf32>
+  rvnn_exec.return %s : tensor<4xf32>
+}

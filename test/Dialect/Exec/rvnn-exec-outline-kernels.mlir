@@ -1,0 +1,252 @@
+// RUN: rvnn-opt %s -rvnn-exec-outline-kernels -split-input-file -verify-diagnostics | FileCheck %s
+// Running it twice replaces the kernels module instead of adding one.
+// RUN: rvnn-opt %s -rvnn-exec-outline-kernels -rvnn-exec-outline-kernels -split-input-file -verify-diagnostics | FileCheck %s --check-prefix=TWICE
+
+// tanh(a * b): the kernel is one elementwise linalg.generic over the
+// inputs into the caller's destination; the backward recomputes the
+// forward from the inputs, then tanh' = 1 - t² and the product rule.
+// CHECK: #[[MAP:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-LABEL: rvnn_exec.func @f
+// CHECK: rvnn_exec.dispatch "f_k0"
+// CHECK: rvnn_exec.return
+// CHECK-LABEL: module @rvnn_kernels attributes {rvnn_exec.kernels}
+// CHECK-LABEL: func.func @f_k0(
+// CHECK-SAME: %[[X0:.*]]: tensor<?x4xf32>, %[[X1:.*]]: tensor<?x4xf32>, %[[OUT:.*]]: tensor<?x4xf32>) -> tensor<?x4xf32>
+// CHECK-NEXT: %[[R:.*]] = linalg.generic {indexing_maps = [#[[MAP]], #[[MAP]], #[[MAP]]], iterator_types = ["parallel", "parallel"]} ins(%[[X0]], %[[X1]] : tensor<?x4xf32>, tensor<?x4xf32>) outs(%[[OUT]] : tensor<?x4xf32>) {
+// CHECK-NEXT: ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[M:.*]] = arith.mulf %[[A]], %[[B]] : f32
+// CHECK-NEXT: %[[T:.*]] = math.tanh %[[M]] : f32
+// CHECK-NEXT: linalg.yield %[[T]] : f32
+// CHECK-NEXT: } -> tensor<?x4xf32>
+// CHECK-NEXT: return %[[R]] : tensor<?x4xf32>
+// CHECK-LABEL: func.func @f_k0_grad(
+// CHECK-SAME: %[[X0:.*]]: tensor<?x4xf32>, %[[X1:.*]]: tensor<?x4xf32>, %[[DY:.*]]: tensor<?x4xf32>, %[[DX0:.*]]: tensor<?x4xf32>, %[[DX1:.*]]: tensor<?x4xf32>) -> (tensor<?x4xf32>, tensor<?x4xf32>)
+// CHECK-NEXT: %[[R:.*]]:2 = linalg.generic {indexing_maps = [#[[MAP]], #[[MAP]], #[[MAP]], #[[MAP]], #[[MAP]]], iterator_types = ["parallel", "parallel"]} ins(%[[X0]], %[[X1]], %[[DY]] : tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>) outs(%[[DX0]], %[[DX1]] : tensor<?x4xf32>, tensor<?x4xf32>) {
+// CHECK-NEXT: ^bb0(%[[A:.*]]: f32, %[[B:.*]]: f32, %[[D:.*]]: f32, %{{.*}}: f32, %{{.*}}: f32):
+// CHECK-NEXT: %[[M:.*]] = arith.mulf %[[A]], %[[B]] : f32
+// CHECK-NEXT: %[[T:.*]] = math.tanh %[[M]] : f32
+// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1.000000e+00 : f32
+// CHECK-NEXT: %[[T2:.*]] = arith.mulf %[[T]], %[[T]] : f32
+// CHECK-NEXT: %[[DT:.*]] = arith.subf %[[ONE]], %[[T2]] : f32
+// CHECK-NEXT: %[[DM:.*]] = arith.mulf %[[D]], %[[DT]] : f32
+// CHECK-NEXT: %[[DA:.*]] = arith.mulf %[[DM]], %[[B]] : f32
+// CHECK-NEXT: %[[DB:.*]] = arith.mulf %[[DM]], %[[A]] : f32
+// CHECK-NEXT: linalg.yield %[[DA]], %[[DB]] : f32, f32
+// CHECK-NEXT: } -> (tensor<?x4xf32>, tensor<?x4xf32>)
+// CHECK-NEXT: return %[[R]]#0, %[[R]]#1 : tensor<?x4xf32>, tensor<?x4xf32>
+// TWICE-LABEL: rvnn_exec.func @f
+// TWICE-COUNT-1: module @rvnn_kernels
+// TWICE-NOT: module @rvnn_kernels
+// TWICE-COUNT-2: linalg.generic
+// TWICE-NOT: linalg.generic
+rvnn_exec.func @f(%a: tensor<?x4xf32>, %b: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %r = rvnn_exec.dispatch "f_k0" (%a, %b)
+      : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32> {
+  ^bb0(%x: tensor<?x4xf32>, %y: tensor<?x4xf32>):
+    %m = rvnn_exec.elementwise <mul> %x, %y : tensor<?x4xf32>
+    %t = rvnn_exec.elementwise <tanh> %m : tensor<?x4xf32>
+    rvnn_exec.yield %t : tensor<?x4xf32>
+  }
+  rvnn_exec.return %r : tensor<?x4xf32>
+}
+
+// -----
+
+// f64, two results, an input used twice and an input on no path: adjoints
+// are accumulated per use (the seed of e plus its use in the product), the
+// unused input gets 0.
+// CHECK: #[[MAP1:.*]] = affine_map<(d0) -> (d0)>
+// CHECK-LABEL: rvnn_exec.func @g
+// TWICE-LABEL: rvnn_exec.func @g
+// CHECK-LABEL: module @rvnn_kernels attributes {rvnn_exec.kernels}
+// CHECK-LABEL: func.func @g_k0(
+// CHECK-SAME: -> (tensor<8xf64>, tensor<8xf64>)
+// CHECK: linalg.generic {indexing_maps = [#[[MAP1]], #[[MAP1]], #[[MAP1]], #[[MAP1]]], iterator_types = ["parallel"]}
+// CHECK-NEXT: ^bb0(%[[X:.*]]: f64, %{{.*}}: f64, %{{.*}}: f64, %{{.*}}: f64):
+// CHECK-NEXT: %[[E:.*]] = math.exp %[[X]] : f64
+// CHECK-NEXT: %[[M:.*]] = arith.mulf %[[E]], %[[X]] : f64
+// CHECK-NEXT: linalg.yield %[[M]], %[[E]] : f64, f64
+// CHECK-LABEL: func.func @g_k0_grad(
+// CHECK-SAME: -> (tensor<8xf64>, tensor<8xf64>)
+// CHECK: ins(%{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : tensor<8xf64>, tensor<8xf64>, tensor<8xf64>, tensor<8xf64>) outs(%{{.*}}, %{{.*}} : tensor<8xf64>, tensor<8xf64>)
+// CHECK-NEXT: ^bb0(%[[X:.*]]: f64, %{{.*}}: f64, %[[DM:.*]]: f64, %[[DE:.*]]: f64, %{{.*}}: f64, %{{.*}}: f64):
+// CHECK-NEXT: %[[E:.*]] = math.exp %[[X]] : f64
+// CHECK-NEXT: %[[M:.*]] = arith.mulf %[[E]], %[[X]] : f64
+// CHECK-NEXT: %[[C1:.*]] = arith.mulf %[[DM]], %[[X]] : f64
+// CHECK-NEXT: %[[C2:.*]] = arith.mulf %[[DM]], %[[E]] : f64
+// CHECK-NEXT: %[[AE:.*]] = arith.addf %[[DE]], %[[C1]] : f64
+// CHECK-NEXT: %[[C3:.*]] = arith.mulf %[[AE]], %[[E]] : f64
+// CHECK-NEXT: %[[AX:.*]] = arith.addf %[[C2]], %[[C3]] : f64
+// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f64
+// CHECK-NEXT: linalg.yield %[[AX]], %[[ZERO]] : f64, f64
+rvnn_exec.func @g(%a: tensor<8xf64>, %b: tensor<8xf64>) -> (tensor<8xf64>, tensor<8xf64>) {
+  %r:2 = rvnn_exec.dispatch "g_k0" (%a, %b)
+      : (tensor<8xf64>, tensor<8xf64>) -> (tensor<8xf64>, tensor<8xf64>) {
+  ^bb0(%x: tensor<8xf64>, %unused: tensor<8xf64>):
+    %e = rvnn_exec.elementwise <exp> %x : tensor<8xf64>
+    %m = rvnn_exec.elementwise <mul> %e, %x : tensor<8xf64>
+    rvnn_exec.yield %m, %e : tensor<8xf64>, tensor<8xf64>
+  }
+  rvnn_exec.return %r#0, %r#1 : tensor<8xf64>, tensor<8xf64>
+}
+
+// -----
+
+// The ATen forms of the other rules: sigmoid, exact gelu, relu, max with
+// ties split, abs with sign 0 at 0, gate; rank 0 has no iterators.
+// CHECK-LABEL: func.func @h_k0(
+// CHECK: linalg.generic {indexing_maps = [#{{.*}}, #{{.*}}, #{{.*}}], iterator_types = []}
+// CHECK-NEXT: ^bb0(%[[X:.*]]: f64, %[[Y:.*]]: f64, %{{.*}}: f64):
+// sigmoid: 1 / (1 + exp(-x))
+// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1.000000e+00 : f64
+// CHECK-NEXT: %[[NX:.*]] = arith.negf %[[X]] : f64
+// CHECK-NEXT: %[[EX:.*]] = math.exp %[[NX]] : f64
+// CHECK-NEXT: %[[DEN:.*]] = arith.addf %[[ONE]], %[[EX]] : f64
+// CHECK-NEXT: %[[S:.*]] = arith.divf %[[ONE]], %[[DEN]] : f64
+// gelu: x * 0.5 * (1 + erf(x * M_SQRT1_2))
+// CHECK-NEXT: %[[HALF:.*]] = arith.constant 5.000000e-01 : f64
+// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1.000000e+00 : f64
+// CHECK-NEXT: %[[ALPHA:.*]] = arith.constant 0.70710678118654757 : f64
+// CHECK-NEXT: %[[HX:.*]] = arith.mulf %[[Y]], %[[HALF]] : f64
+// CHECK-NEXT: %[[XA:.*]] = arith.mulf %[[Y]], %[[ALPHA]] : f64
+// CHECK-NEXT: %[[ERF:.*]] = math.erf %[[XA]] : f64
+// CHECK-NEXT: %[[CDF:.*]] = arith.addf %[[ONE]], %[[ERF]] : f64
+// CHECK-NEXT: %[[G:.*]] = arith.mulf %[[HX]], %[[CDF]] : f64
+// relu: max(x, 0), NaN-propagating
+// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f64
+// CHECK-NEXT: %[[R:.*]] = arith.maximumf %[[G]], %[[ZERO]] : f64
+// CHECK-NEXT: %[[M:.*]] = arith.maximumf %[[R]], %[[X]] : f64
+// CHECK-NEXT: %[[A:.*]] = math.absf %[[M]] : f64
+// gate: g * n + (1 - g) * o
+// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1.000000e+00 : f64
+// CHECK-NEXT: %[[GN:.*]] = arith.mulf %[[S]], %[[A]] : f64
+// CHECK-NEXT: %[[OMG:.*]] = arith.subf %[[ONE]], %[[S]] : f64
+// CHECK-NEXT: %[[GO:.*]] = arith.mulf %[[OMG]], %[[Y]] : f64
+// CHECK-NEXT: %[[O:.*]] = arith.addf %[[GN]], %[[GO]] : f64
+// CHECK-NEXT: linalg.yield %[[O]] : f64
+// CHECK-LABEL: func.func @h_k0_grad(
+// CHECK: ^bb0(%[[X:.*]]: f64, %[[Y:.*]]: f64, %[[D:.*]]: f64, %{{.*}}: f64, %{{.*}}: f64):
+// CHECK: %[[S:.*]] = arith.divf
+// CHECK: %[[R:.*]] = arith.maximumf
+// CHECK-NEXT: %[[M:.*]] = arith.maximumf %[[R]], %[[X]] : f64
+// CHECK-NEXT: %[[A:.*]] = math.absf %[[M]] : f64
+// CHECK: %[[O:.*]] = arith.addf
+// gate: dg = d * (n - o), dn = d * g, do = d * (1 - g)
+// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1.000000e+00 : f64
+// CHECK-NEXT: %[[NMO:.*]] = arith.subf %[[A]], %[[Y]] : f64
+// CHECK-NEXT: %[[DG:.*]] = arith.mulf %[[D]], %[[NMO]] : f64
+// CHECK-NEXT: %[[DN:.*]] = arith.mulf %[[D]], %[[S]] : f64
+// CHECK-NEXT: %[[OMG:.*]] = arith.subf %[[ONE]], %[[S]] : f64
+// CHECK-NEXT: %[[DO:.*]] = arith.mulf %[[D]], %[[OMG]] : f64
+// abs: d * sign(x), sign = x > 0 ? 1 : (x < 0 ? -1 : 0)
+// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f64
+// CHECK-NEXT: %[[PONE:.*]] = arith.constant 1.000000e+00 : f64
+// CHECK-NEXT: %[[MONE:.*]] = arith.constant -1.000000e+00 : f64
+// CHECK-NEXT: %[[POS:.*]] = arith.cmpf ogt, %[[M]], %[[ZERO]] : f64
+// CHECK-NEXT: %[[NEG:.*]] = arith.cmpf olt, %[[M]], %[[ZERO]] : f64
+// CHECK-NEXT: %[[NP:.*]] = arith.select %[[NEG]], %[[MONE]], %[[ZERO]] : f64
+// CHECK-NEXT: %[[SIGN:.*]] = arith.select %[[POS]], %[[PONE]], %[[NP]] : f64
+// CHECK-NEXT: %[[DM:.*]] = arith.mulf %[[DN]], %[[SIGN]] : f64
+// max: ties share d / 2, the losing side gets 0
+// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f64
+// CHECK-NEXT: %[[TIE:.*]] = arith.cmpf oeq, %[[R]], %[[X]] : f64
+// CHECK-NEXT: %[[TWO:.*]] = arith.constant 2.000000e+00 : f64
+// CHECK-NEXT: %[[HALF:.*]] = arith.divf %[[DM]], %[[TWO]] : f64
+// CHECK-NEXT: %[[SHARED:.*]] = arith.select %[[TIE]], %[[HALF]], %[[DM]] : f64
+// CHECK-NEXT: %[[LT:.*]] = arith.cmpf olt, %[[R]], %[[X]] : f64
+// CHECK-NEXT: %[[DR:.*]] = arith.select %[[LT]], %[[ZERO]], %[[SHARED]] : f64
+// CHECK-NEXT: %[[GT:.*]] = arith.cmpf ogt, %[[R]], %[[X]] : f64
+// CHECK-NEXT: %[[DXM:.*]] = arith.select %[[GT]], %[[ZERO]], %[[SHARED]] : f64
+// relu: threshold_backward on the result
+// CHECK-NEXT: %[[ZERO:.*]] = arith.constant 0.000000e+00 : f64
+// CHECK-NEXT: %[[OFF:.*]] = arith.cmpf ole, %[[R]], %[[ZERO]] : f64
+// CHECK-NEXT: %[[DGE:.*]] = arith.select %[[OFF]], %[[ZERO]], %[[DR]] : f64
+// gelu: d * (cdf + x * pdf), pdf = 1/sqrt(2 pi) * exp(x * x * -0.5)
+// CHECK: %[[BETA:.*]] = arith.constant 0.3989422804014327 : f64
+// CHECK-NEXT: %[[MHALF:.*]] = arith.constant -5.000000e-01 : f64
+// CHECK: %[[X2:.*]] = arith.mulf %[[Y]], %[[Y]] : f64
+// CHECK-NEXT: %[[ARG:.*]] = arith.mulf %[[X2]], %[[MHALF]] : f64
+// CHECK-NEXT: %[[EXP:.*]] = math.exp %[[ARG]] : f64
+// CHECK-NEXT: %[[PDF:.*]] = arith.mulf %[[BETA]], %[[EXP]] : f64
+// CHECK-NEXT: %[[XPDF:.*]] = arith.mulf %[[Y]], %[[PDF]] : f64
+// CHECK-NEXT: %[[DER:.*]] = arith.addf %{{.*}}, %[[XPDF]] : f64
+// CHECK-NEXT: %[[DGY:.*]] = arith.mulf %[[DGE]], %[[DER]] : f64
+// y is the gate's old value and the gelu's input: both contributions.
+// CHECK-NEXT: %[[DY:.*]] = arith.addf %[[DO]], %[[DGY]] : f64
+// sigmoid: d * (1 - s) * s
+// CHECK-NEXT: %[[ONE:.*]] = arith.constant 1.000000e+00 : f64
+// CHECK-NEXT: %[[OMS:.*]] = arith.subf %[[ONE]], %[[S]] : f64
+// CHECK-NEXT: %[[T:.*]] = arith.mulf %[[DG]], %[[OMS]] : f64
+// CHECK-NEXT: %[[DSX:.*]] = arith.mulf %[[T]], %[[S]] : f64
+// CHECK-NEXT: %[[DX:.*]] = arith.addf %[[DXM]], %[[DSX]] : f64
+// CHECK-NEXT: linalg.yield %[[DX]], %[[DY]] : f64, f64
+rvnn_exec.func @h(%a: tensor<f64>, %b: tensor<f64>) -> tensor<f64> {
+  %r = rvnn_exec.dispatch "h_k0" (%a, %b)
+      : (tensor<f64>, tensor<f64>) -> tensor<f64> {
+  ^bb0(%x: tensor<f64>, %y: tensor<f64>):
+    %s = rvnn_exec.sigmoid %x : tensor<f64>
+    %g = rvnn_exec.gelu %y : tensor<f64>
+    %r = rvnn_exec.relu %g : tensor<f64>
+    %m = rvnn_exec.elementwise <max> %r, %x : tensor<f64>
+    %ab = rvnn_exec.elementwise <abs> %m : tensor<f64>
+    %o = rvnn_exec.gate %s, %ab, %y : (tensor<f64>, tensor<f64>, tensor<f64>) -> tensor<f64>
+    rvnn_exec.yield %o : tensor<f64>
+  }
+  rvnn_exec.return %r : tensor<f64>
+}
+
+// -----
+
+// No dispatch, no kernels module.
+// CHECK-LABEL: rvnn_exec.func @none
+// CHECK-NOT: rvnn_kernels
+rvnn_exec.func @none(%a: tensor<4xf32>) -> tensor<4xf32> {
+  rvnn_exec.return %a : tensor<4xf32>
+}
+
+// -----
+
+// Only elementwise maps over one type have a generated kernel.
+rvnn_exec.func @unsupported(%a: tensor<4x8xf32>, %g: tensor<8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'rvnn_exec.dispatch' op cannot generate kernel 'unsupported_k0': inputs and results must have one type}}
+  %r = rvnn_exec.dispatch "unsupported_k0" (%a, %g, %g)
+      : (tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<4x8xf32> {
+  ^bb0(%x: tensor<4x8xf32>, %gamma: tensor<8xf32>, %beta: tensor<8xf32>):
+    %n = rvnn_exec.layer_norm %x, %gamma, %beta : (tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+    rvnn_exec.yield %n : tensor<4x8xf32>
+  }
+  rvnn_exec.return %r : tensor<4x8xf32>
+}
+
+// -----
+
+rvnn_exec.func @not_a_map(%a: tensor<4xf32>) -> tensor<4xi1> {
+  // expected-error @+1 {{'rvnn_exec.dispatch' op cannot generate kernel 'not_a_map_k0': 'rvnn_exec.compare' is not an elementwise op of the dispatch's type}}
+  %r = rvnn_exec.dispatch "not_a_map_k0" (%a)
+      : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%x: tensor<4xf32>):
+    %c = rvnn_exec.compare <ogt> %x, %x : tensor<4xf32> -> tensor<4xi1>
+    %f = rvnn_exec.convert %c : tensor<4xi1> -> tensor<4xf32>
+    rvnn_exec.yield %f : tensor<4xf32>
+  }
+  %b = rvnn_exec.compare <ogt> %r, %r : tensor<4xf32> -> tensor<4xi1>
+  rvnn_exec.return %b : tensor<4xi1>
+}
+
+// -----
+
+// Two dispatches may share a kernel only with the same body.
+rvnn_exec.func @clash(%a: tensor<4xf32>) -> tensor<4xf32> {
+  %r = rvnn_exec.dispatch "clash_k0" (%a) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%x: tensor<4xf32>):
+    %e = rvnn_exec.elementwise <exp> %x : tensor<4xf32>
+    rvnn_exec.yield %e : tensor<4xf32>
+  }
+  // expected-error @+1 {{'rvnn_exec.dispatch' op kernel 'clash_k0' differs from the dispatch of the same name}}
+  %s = rvnn_exec.dispatch "clash_k0" (%r) : (tensor<4xf32>) -> tensor<4xf32> {
+  ^bb0(%x: tensor<4xf32>):
+    %e = rvnn_exec.elementwise <log> %x : tensor<4xf32>
+    rvnn_exec.yield %e : tensor<4xf32>
+  }
+  rvnn_exec.return %s : tensor<4xf32>
+}

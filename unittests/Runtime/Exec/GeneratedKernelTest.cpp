@@ -1,0 +1,401 @@
+// Generated kernels (kernels.so, rvnn-memref-v1) against the reference
+// bodies of their dispatches: small f64 and f32 models compiled with the
+// compiler facade into a temporary directory, run with KernelMode::Generated
+// and KernelMode::Reference. Forward results, backward (the kernels'
+// compiler-derived _grad against ATen autograd of the bodies, and against
+// central finite differences), and the load-time checks of the kernel
+// library (SHA-256, missing file, missing symbol, ABI).
+#include "rvnn/Compiler/Compile.h"
+#include "rvnn/Runtime/Executor.h"
+#include "rvnn/Runtime/KernelLibrary.h"
+
+#include "GradCheck.h"
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <regex>
+
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+#include <openssl/evp.h>
+#include <torch/torch.h>
+
+using namespace rvnn::runtime;
+using nlohmann::json;
+namespace fs = std::filesystem;
+using torch::Tensor;
+
+namespace {
+
+/// Two elementwise chains on same-shaped inputs (one of them read through a
+/// broadcast view, so not contiguous; the first with two results, %p and
+/// %y1) and a per-sample-halting loop whose body is a chain: three
+/// dispatches. TYPE is f32 or f64.
+constexpr const char *kModel = R"mlir(
+func.func @forward(%a: tensor<?x5xTYPE>, %b: tensor<?x5xTYPE>,
+                   %g: tensor<?x5xTYPE>, %halt: tensor<?xi1>)
+    -> (tensor<?x5xTYPE>, tensor<?x5xTYPE>, tensor<?x5xTYPE>,
+        tensor<?x5xTYPE>) {
+  %c1 = arith.constant dense<1.0> : tensor<1x1xTYPE>
+  %one = rvnn.broadcast_like %c1, %a
+      : (tensor<1x1xTYPE>, tensor<?x5xTYPE>) -> tensor<?x5xTYPE>
+  // sigmoid(a) * b + tanh(a) - exp(b) / (1 + a * a)
+  %sa = rvnn.sigmoid %a : tensor<?x5xTYPE>
+  %p = arith.mulf %sa, %b : tensor<?x5xTYPE>
+  %ta = math.tanh %a : tensor<?x5xTYPE>
+  %q = arith.addf %p, %ta : tensor<?x5xTYPE>
+  %eb = math.exp %b : tensor<?x5xTYPE>
+  %aa = arith.mulf %a, %a : tensor<?x5xTYPE>
+  %den = arith.addf %one, %aa : tensor<?x5xTYPE>
+  %r = arith.divf %eb, %den : tensor<?x5xTYPE>
+  %y1 = arith.subf %q, %r : tensor<?x5xTYPE>
+  // gate(sigmoid(g), max(gelu(b), relu(a)), min(a, b))
+  %ge = rvnn.gelu %b : tensor<?x5xTYPE>
+  %re = rvnn.relu %a : tensor<?x5xTYPE>
+  %mx = arith.maximumf %ge, %re : tensor<?x5xTYPE>
+  %mn = arith.minimumf %a, %b : tensor<?x5xTYPE>
+  %sg = rvnn.sigmoid %g : tensor<?x5xTYPE>
+  %y2 = rvnn.gate %sg, %mx, %mn
+      : (tensor<?x5xTYPE>, tensor<?x5xTYPE>, tensor<?x5xTYPE>) -> tensor<?x5xTYPE>
+  // s <- tanh(s) * sigmoid(s) + s, three steps, halted samples frozen.
+  %h = rvnn.recurse (%s = %y1) : tensor<?x5xTYPE> halting <per_sample> steps = 3 {
+  ^bb0(%t: index, %s: tensor<?x5xTYPE>):
+    %u = math.tanh %s : tensor<?x5xTYPE>
+    %v = rvnn.sigmoid %s : tensor<?x5xTYPE>
+    %w = arith.mulf %u, %v : tensor<?x5xTYPE>
+    %x = arith.addf %w, %s : tensor<?x5xTYPE>
+    rvnn.yield %x halt %halt : tensor<?x5xTYPE>, tensor<?xi1>
+  }
+  return %y1, %y2, %h, %p
+      : tensor<?x5xTYPE>, tensor<?x5xTYPE>, tensor<?x5xTYPE>, tensor<?x5xTYPE>
+}
+)mlir";
+
+std::string readAll(const fs::path &file) {
+  std::ifstream in(file, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void writeAll(const fs::path &file, const std::string &bytes) {
+  std::ofstream(file, std::ios::binary) << bytes;
+}
+
+std::string sha256Hex(const std::string &bytes) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  EXPECT_EQ(EVP_Digest(bytes.data(), bytes.size(), digest, &length,
+                       EVP_sha256(), nullptr),
+            1);
+  static const char hex[] = "0123456789abcdef";
+  std::string text;
+  for (unsigned int i = 0; i < length; ++i) {
+    text += hex[digest[i] >> 4];
+    text += hex[digest[i] & 0xf];
+  }
+  return text;
+}
+
+fs::path scratch() {
+  return fs::path(testing::TempDir()) /
+         ("rvnn-kernels-" + std::to_string(::getpid()));
+}
+
+/// Removes the scratch directory after the tests.
+class ScratchCleanup : public testing::Environment {
+public:
+  void TearDown() override { fs::remove_all(scratch()); }
+};
+[[maybe_unused]] testing::Environment *const cleanup =
+    testing::AddGlobalTestEnvironment(new ScratchCleanup);
+
+/// Compiles kModel for `dtype` once per process; returns the model directory.
+const std::string &compiled(const std::string &dtype) {
+  static std::map<std::string, std::string> models;
+  auto it = models.find(dtype);
+  if (it != models.end())
+    return it->second;
+  fs::path dir = scratch() / dtype;
+  fs::remove_all(dir);
+  fs::create_directories(dir);
+  writeAll(dir / "model.mlir",
+           std::regex_replace(kModel, std::regex("TYPE"), dtype));
+  std::string model = (dir / "model").string();
+  bool ok =
+      rvnn::compiler::compileModel({(dir / "model.mlir").string(), "", model});
+  EXPECT_TRUE(ok) << "compiling the " << dtype << " test model failed";
+  return models[dtype] = model;
+}
+
+/// A copy of a compiled model that a test may break.
+fs::path copyOf(const std::string &model, const std::string &name) {
+  fs::path copy = scratch() / name;
+  fs::remove_all(copy);
+  fs::copy(model, copy, fs::copy_options::recursive);
+  return copy;
+}
+
+/// Rewrites the manifest's entry for `path` to the file's current SHA-256.
+void rehash(const fs::path &dir, const std::string &path) {
+  json manifest = json::parse(readAll(dir / "manifest.json"));
+  for (json &file : manifest["files"])
+    if (file["path"] == path)
+      file["sha256"] = sha256Hex(readAll(dir / path));
+  writeAll(dir / "manifest.json", manifest.dump(2));
+}
+
+std::string loadError(const fs::path &dir) {
+  try {
+    loadPlan(dir.string());
+  } catch (const PlanError &error) {
+    return error.what();
+  }
+  return "(loaded)";
+}
+
+struct Inputs {
+  std::vector<Tensor> floats; ///< a, b, g: the differentiable inputs
+  Tensor halt;
+};
+
+Inputs makeInputs(torch::ScalarType dtype) {
+  const int64_t batch = 6;
+  Inputs in;
+  for (uint64_t seed : {11u, 12u, 13u})
+    in.floats.push_back(
+        rvnn::runtime::ops::testing::uniformDoubles({batch, 5}, -2.0, 2.0, seed)
+            .to(dtype));
+  in.halt = torch::tensor({false, true, false, false, true, false});
+  return in;
+}
+
+std::vector<Tensor> run(const Plan &plan, KernelMode mode,
+                        const std::vector<Tensor> &floats, const Tensor &halt) {
+  ExecutionContext context;
+  context.kernelMode = mode;
+  Executor executor(
+      plan, [](const std::string &) { return Tensor(); }, context);
+  std::vector<RuntimeValue> args(floats.begin(), floats.end());
+  args.emplace_back(halt);
+  std::vector<Tensor> results;
+  for (const RuntimeValue &value : executor.call("forward", args))
+    results.push_back(std::get<Tensor>(value));
+  return results;
+}
+
+double maxRelativeError(const Tensor &actual, const Tensor &expected) {
+  Tensor a = actual.to(torch::kDouble), e = expected.to(torch::kDouble);
+  return ((a - e).abs() / e.abs().clamp_min(1.0)).max().item<double>();
+}
+
+class GeneratedKernelTest : public testing::TestWithParam<std::string> {
+protected:
+  torch::ScalarType dtype() const {
+    return GetParam() == "f64" ? torch::kDouble : torch::kFloat;
+  }
+  double forwardTolerance() const { return GetParam() == "f64" ? 1e-12 : 1e-5; }
+  double backwardTolerance() const {
+    return GetParam() == "f64" ? 1e-10 : 1e-5;
+  }
+};
+
+TEST_P(GeneratedKernelTest, PlanHasDispatchesAndLibrary) {
+  Plan plan = loadPlan(compiled(GetParam()));
+  EXPECT_EQ(plan.dispatchKernels.size(), 3u)
+      << "the compile pipeline should fuse the model into three dispatches";
+  ASSERT_TRUE(plan.kernels);
+  EXPECT_EQ(plan.kernelLibraryFile, "kernels.so");
+  for (const std::string &name : plan.dispatchKernels) {
+    EXPECT_NE(plan.kernels->kernel(name).forward, nullptr);
+    EXPECT_NE(plan.kernels->kernel(name).backward, nullptr);
+  }
+}
+
+TEST_P(GeneratedKernelTest, ForwardMatchesReference) {
+  Plan plan = loadPlan(compiled(GetParam()));
+  Inputs in = makeInputs(dtype());
+  std::vector<Tensor> generated =
+      run(plan, KernelMode::Generated, in.floats, in.halt);
+  std::vector<Tensor> reference =
+      run(plan, KernelMode::Reference, in.floats, in.halt);
+  ASSERT_EQ(generated.size(), reference.size());
+  for (size_t i = 0; i < generated.size(); ++i) {
+    EXPECT_EQ(generated[i].scalar_type(), dtype());
+    EXPECT_LE(maxRelativeError(generated[i], reference[i]), forwardTolerance())
+        << "result #" << i;
+  }
+}
+
+TEST_P(GeneratedKernelTest, BackwardMatchesReferenceAutograd) {
+  Plan plan = loadPlan(compiled(GetParam()));
+  Inputs in = makeInputs(dtype());
+  auto gradients = [&](KernelMode mode) {
+    std::vector<Tensor> leaves;
+    for (const Tensor &x : in.floats)
+      leaves.push_back(x.clone().requires_grad_(true));
+    std::vector<Tensor> results = run(plan, mode, leaves, in.halt);
+    // %y1 is a dispatch result: the generated kernel's autograd node, or
+    // the last reference op's.
+    bool generatedNode = results[0].grad_fn()->name().find(
+                             "GeneratedKernelFunction") != std::string::npos;
+    EXPECT_EQ(generatedNode, mode == KernelMode::Generated)
+        << results[0].grad_fn()->name();
+    Tensor loss = torch::zeros({}, leaves[0].options());
+    for (size_t i = 0; i < results.size(); ++i)
+      loss = loss + (results[i] * torch::arange(1, results[i].numel() + 1,
+                                                results[i].options())
+                                      .sin()
+                                      .mul(static_cast<double>(i + 1))
+                                      .view(results[i].sizes()))
+                        .sum();
+    return torch::autograd::grad({loss}, leaves);
+  };
+  std::vector<Tensor> generated = gradients(KernelMode::Generated);
+  std::vector<Tensor> reference = gradients(KernelMode::Reference);
+  for (size_t i = 0; i < generated.size(); ++i)
+    EXPECT_LE(maxRelativeError(generated[i], reference[i]), backwardTolerance())
+        << "gradient of input #" << i;
+}
+
+TEST_P(GeneratedKernelTest, UnusedResultHasUndefinedGradient) {
+  // Only %y1 feeds the loss, so the gradient of the first dispatch's other
+  // result (%p) is undefined: zeros for the generated backward.
+  Plan plan = loadPlan(compiled(GetParam()));
+  Inputs in = makeInputs(dtype());
+  auto gradient = [&](KernelMode mode) {
+    Tensor a = in.floats[0].clone().requires_grad_(true);
+    std::vector<Tensor> results =
+        run(plan, mode, {a, in.floats[1], in.floats[2]}, in.halt);
+    return torch::autograd::grad({results[0].sum()}, {a})[0];
+  };
+  EXPECT_LE(maxRelativeError(gradient(KernelMode::Generated),
+                             gradient(KernelMode::Reference)),
+            backwardTolerance());
+}
+
+INSTANTIATE_TEST_SUITE_P(Dtypes, GeneratedKernelTest,
+                         testing::Values("f64", "f32"),
+                         [](const auto &info) { return info.param; });
+
+TEST(GeneratedKernels, BackwardMatchesFiniteDifferences) {
+  Plan plan = loadPlan(compiled("f64"));
+  Inputs in = makeInputs(torch::kDouble);
+  rvnn::runtime::ops::testing::expectGradientsMatchFiniteDifferences(
+      [&](const std::vector<Tensor> &xs) {
+        std::vector<Tensor> results =
+            run(plan, KernelMode::Generated, xs, in.halt);
+        std::vector<Tensor> flat;
+        for (const Tensor &r : results)
+          flat.push_back(r.flatten());
+        return torch::cat(flat);
+      },
+      in.floats);
+}
+
+TEST(GeneratedKernels, TamperedLibraryIsRefused) {
+  fs::path dir = copyOf(compiled("f64"), "tampered");
+  std::string bytes = readAll(dir / "kernels.so");
+  bytes[bytes.size() / 2] ^= 0x01;
+  writeAll(dir / "kernels.so", bytes);
+  std::string error = loadError(dir);
+  EXPECT_NE(error.find("kernels.so"), std::string::npos) << error;
+  EXPECT_NE(error.find("SHA-256 mismatch"), std::string::npos) << error;
+}
+
+TEST(GeneratedKernels, MissingLibraryIsRefused) {
+  fs::path dir = copyOf(compiled("f64"), "missing");
+  fs::remove(dir / "kernels.so");
+  std::string error = loadError(dir);
+  EXPECT_NE(error.find("kernels.so"), std::string::npos) << error;
+  EXPECT_NE(error.find("missing"), std::string::npos) << error;
+}
+
+TEST(GeneratedKernels, DispatchWithoutSymbolIsRefused) {
+  // The plan names a kernel the library does not have.
+  fs::path dir = copyOf(compiled("f64"), "nosymbol");
+  std::string plan = readAll(dir / "plan.json");
+  Plan loaded = loadPlan(dir.string());
+  const std::string kernel = loaded.dispatchKernels.at(0);
+  std::string quoted = "\"" + kernel + "\"";
+  size_t at = plan.find(quoted);
+  ASSERT_NE(at, std::string::npos);
+  plan.replace(at, quoted.size(), "\"no_such_kernel\"");
+  writeAll(dir / "plan.json", plan);
+  rehash(dir, "plan.json");
+  std::string error = loadError(dir);
+  EXPECT_NE(error.find("kernels.so"), std::string::npos) << error;
+  EXPECT_NE(error.find("rvnn_kernel_no_such_kernel"), std::string::npos)
+      << error;
+}
+
+TEST(GeneratedKernels, ListedSymbolMissingIsRefused) {
+  fs::path dir = copyOf(compiled("f64"), "nolisted");
+  json manifest = json::parse(readAll(dir / "manifest.json"));
+  manifest["kernels"]["symbols"].push_back("rvnn_kernel_gone");
+  writeAll(dir / "manifest.json", manifest.dump(2));
+  std::string error = loadError(dir);
+  EXPECT_NE(error.find("rvnn_kernel_gone"), std::string::npos) << error;
+}
+
+TEST(GeneratedKernels, UnlistedLibraryIsRefused) {
+  // The library must be a file the manifest lists (and so hashes).
+  fs::path dir = copyOf(compiled("f64"), "unlisted");
+  json manifest = json::parse(readAll(dir / "manifest.json"));
+  manifest["kernels"]["library"] = "other.so";
+  writeAll(dir / "manifest.json", manifest.dump(2));
+  std::string error = loadError(dir);
+  EXPECT_NE(error.find("kernels: library 'other.so' is not listed"),
+            std::string::npos)
+      << error;
+}
+
+TEST(GeneratedKernels, OtherAbiIsRefused) {
+  fs::path dir = copyOf(compiled("f64"), "abi");
+  json manifest = json::parse(readAll(dir / "manifest.json"));
+  manifest["kernels"]["abi"] = "rvnn-memref-v0";
+  writeAll(dir / "manifest.json", manifest.dump(2));
+  std::string error = loadError(dir);
+  EXPECT_NE(error.find("rvnn-memref-v0"), std::string::npos) << error;
+  EXPECT_NE(error.find(std::string(kKernelAbi)), std::string::npos) << error;
+}
+
+TEST(GeneratedKernels, ModelWithoutLibraryNeedsReferenceMode) {
+  fs::path dir = copyOf(compiled("f64"), "nolibrary");
+  json manifest = json::parse(readAll(dir / "manifest.json"));
+  manifest.erase("kernels");
+  json files = json::array();
+  for (const json &file : manifest["files"])
+    if (file["role"] != "kernels")
+      files.push_back(file);
+  manifest["files"] = files;
+  writeAll(dir / "manifest.json", manifest.dump(2));
+  fs::remove(dir / "kernels.so");
+
+  Plan plan = loadPlan(dir.string());
+  EXPECT_FALSE(plan.kernels);
+  Inputs in = makeInputs(torch::kDouble);
+  try {
+    run(plan, KernelMode::Generated, in.floats, in.halt);
+    ADD_FAILURE() << "generated mode ran without a kernel library";
+  } catch (const PlanError &error) {
+    EXPECT_NE(std::string(error.what())
+                  .find("compiled without a kernel library; recompile or use "
+                        "--kernels reference"),
+              std::string::npos)
+        << error.what();
+  }
+  EXPECT_EQ(run(plan, KernelMode::Reference, in.floats, in.halt).size(), 4u);
+}
+
+TEST(GeneratedKernels, ReferenceModeNeedsNoLibrary) {
+  // loadPlan(dir, /*loadKernels=*/false) skips dlopen; reference mode runs.
+  Plan plan = loadPlan(compiled("f64"), /*loadKernels=*/false);
+  EXPECT_FALSE(plan.kernels);
+  EXPECT_EQ(plan.kernelLibraryFile, "kernels.so");
+  Inputs in = makeInputs(torch::kDouble);
+  EXPECT_EQ(run(plan, KernelMode::Reference, in.floats, in.halt).size(), 4u);
+  EXPECT_THROW(run(plan, KernelMode::Generated, in.floats, in.halt), PlanError);
+}
+
+} // namespace
