@@ -1,20 +1,29 @@
 #!/usr/bin/env bash
-# CPU benchmark: rvnn-run bench against the eager PyTorch baseline
-# (bench/eager_step.py), interleaved in one run. See bench/README.md.
+# CPU benchmark: rvnn-run bench (generated kernels and the ATen reference
+# path) against the eager PyTorch baseline (bench/eager_step.py),
+# interleaved in one run. See bench/README.md.
 #
 #   bench/run.sh [MODEL ...]          # default: bbt_grc
 #
-# For each model, length bucket (ListOps, L..L+20 tokens, 100 samples) and
-# batch size, ROUNDS rounds each run these fresh processes in rotating order:
-#   rvnn          rvnn-run bench (forward in training mode: dropout on)
-#   eager         bench/eager_step.py --training (float32 reference with
-#                 dropout; only where bench/reference/<model>.py has a
-#                 training mode)
-#   rvnn-nodrop   rvnn-run bench --eval-forward (no dropout)
-#   eager-nodrop  bench/eager_step.py (the reference without dropout: the
-#                 same arithmetic as rvnn-nodrop; first losses must agree)
-# and the step times of all rounds are pooled. Prints medians and the ratios
-# rvnn/eager and rvnn-nodrop/eager-nodrop, and writes
+# For each model, length bucket (L..L+20 tokens, 100 samples; ListOps, or
+# logical-inference pairs for a "logic" config) and batch size, ROUNDS
+# rounds each run these fresh processes in rotating order:
+#   rvnn             rvnn-run bench (generated kernels; forward in training
+#                    mode: dropout on)
+#   rvnn-ref         the same with --kernels reference (fused elementwise
+#                    chains run as ATen ops)
+#   eager            bench/eager_step.py --training (float32 reference with
+#                    dropout; only where bench/reference/<model>.py has a
+#                    training mode)
+#   rvnn-nodrop      rvnn-run bench --eval-forward --profile (no dropout)
+#   rvnn-ref-nodrop  the same with --kernels reference
+#   eager-nodrop     bench/eager_step.py (the reference without dropout: the
+#                    same arithmetic as rvnn-nodrop; first losses must agree)
+# (eager and eager-nodrop only for ListOps, which is all eager_step.py
+# reads) and the step times of all rounds are pooled. Prints medians, the
+# ratios generated/eager, reference/eager and generated/reference of both
+# trios, and the profile of the no-dropout rvnn runs (dispatches per
+# recursion step, backward autograd nodes, GEMM floor), and writes
 # bench/results/<date>-cpu.json (OUT=... to change).
 #
 # Every measured process runs under bench/memcap.py, which kills it when its
@@ -23,7 +32,9 @@
 # larger cells (length and batch no smaller) of that implementation are then
 # not run but reported out of memory too.
 #
-# Settings (environment): LENGTHS ("100 200 500"), BATCHES ("1 32"),
+# Settings (environment): LENGTHS ("100 200 500"), BATCHES ("1 32"), and per
+# model LENGTHS_<model> / BATCHES_<model> (e.g. LENGTHS_ndr=100), SKIP
+# (cells not to run, "model:length:batch ...", e.g. "crvnn:200:32"),
 # ROUNDS (3), THREADS (1; also sets OPENBLAS_NUM_THREADS), SMALL_STEPS and
 # SMALL_WARMUP (15/2 per round, batches < 8), LARGE_STEPS and LARGE_WARMUP
 # (3/1), BUILD (build), PYTHON (/usr/bin/python3, with python3-torch),
@@ -36,6 +47,7 @@ rvnn=$build/bin/rvnn-run
 python=${PYTHON:-/usr/bin/python3}
 lengths=${LENGTHS:-"100 200 500"}
 batches=${BATCHES:-"1 32"}
+skip_cells=" ${SKIP:-} "
 rounds=${ROUNDS:-3}
 threads=${THREADS:-1}
 small_steps=${SMALL_STEPS:-15}
@@ -69,42 +81,87 @@ trap 'rm -rf "$work"' EXIT
 start=$(date +%s)
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 
-for length in $lengths; do
-  "$rvnn" gen listops --min-length "$length" --max-length $((length + 20)) \
-    --count 100 --seed "$seed" --output "$work/listops-$length.tsv"
-done
+# make_data TASK L: writes $work/TASK-L.tsv (once), 100 samples of L..L+20
+# tokens. Logic: the length of a pair is that of its longer formula without
+# brackets (as rvnn-run reads it); pairs are drawn with L/2..L operators in
+# the larger formula and the first 100 in range kept.
+make_data() {
+  local task=$1 length=$2 file=$work/$1-$2.tsv
+  [ -f "$file" ] && return 0
+  case $task in
+    listops)
+      "$rvnn" gen listops --min-length "$length" --max-length $((length + 20)) \
+        --count 100 --seed "$seed" --output "$file" ;;
+    logic)
+      "$rvnn" gen logic --count 3000 --seed "$seed" --min-ops $((length / 2)) \
+        --max-ops "$length" --output - |
+        awk -F'\t' -v lo="$length" -v hi=$((length + 20)) '
+          function tokens(s,  word, n, i, count) {
+            n = split(s, word, " ")
+            for (i = 1; i <= n; i++) count += word[i] != "(" && word[i] != ")"
+            return count
+          }
+          kept < 100 {
+            m = tokens($2); if (tokens($3) > m) m = tokens($3)
+            if (m >= lo && m <= hi) { print; kept++ }
+          }' >"$file"
+      [ "$(wc -l <"$file")" -eq 100 ] ||
+        { echo "run.sh: fewer than 100 logic pairs of $length..$((length + 20)) tokens" >&2
+          rm -f "$file"; return 1; } ;;
+    *) echo "run.sh: unknown task $task" >&2; return 1 ;;
+  esac
+}
 
 done_models=()
 for model in "${models[@]}"; do
   config=$root/models/$model.json
-  if [ ! -f "$root/models/$model.mlir" ] || [ ! -f "$config" ] ||
-     [ ! -f "$root/bench/reference/$model.py" ]; then
-    echo "run.sh: skipping $model (needs models/$model.mlir, models/$model.json and bench/reference/$model.py)" >&2
+  if [ ! -f "$root/models/$model.mlir" ] || [ ! -f "$config" ]; then
+    echo "run.sh: skipping $model (needs models/$model.mlir and models/$model.json)" >&2
     continue
   fi
+  var=LENGTHS_$model; model_lengths=${!var:-$lengths}
+  var=BATCHES_$model; model_batches=${!var:-$batches}
+  task=$("$python" -c 'import json, sys
+print(json.load(open(sys.argv[1])).get("task", "listops"))' "$config")
+  for length in $model_lengths; do make_data "$task" "$length"; done
+  first_data=$work/$task-${model_lengths%% *}.tsv
   mdir=$work/$model
   mkdir -p "$mdir/json"
   if ! "$rvnn" compile "$root/models/$model.mlir" -o "$mdir/model" >"$mdir/log" 2>&1 ||
      ! "$rvnn" dump-grads --config "$config" --model "$mdir/model" \
-         --data "$work/listops-${lengths%% *}.tsv" --rows 1 --seed "$seed" \
+         --data "$first_data" --rows 1 --seed "$seed" \
          --output "$mdir/params.json" >>"$mdir/log" 2>&1; then
     echo "run.sh: skipping $model (compile or dump-grads failed):" >&2
     tail -5 "$mdir/log" >&2
     continue
   fi
-  impls=(rvnn rvnn-nodrop eager-nodrop)
-  if "$python" -c 'import inspect, sys; sys.path.insert(0, sys.argv[1])
+  # The eager baselines need bench/reference/<model>.py and ListOps data
+  # (eager_step.py reads nothing else); eager (dropout) also a training mode.
+  impls=(rvnn rvnn-ref rvnn-nodrop rvnn-ref-nodrop)
+  no_eager=
+  if [ "$task" != listops ]; then
+    no_eager="eager_step.py reads only ListOps ($model's task: $task)"
+  elif [ ! -f "$root/bench/reference/$model.py" ]; then
+    no_eager="no bench/reference/$model.py"
+  elif "$python" -c 'import inspect, sys; sys.path.insert(0, sys.argv[1])
 import importlib; m = importlib.import_module(sys.argv[2])
 sys.exit("training" not in inspect.signature(m.loss).parameters)' \
       "$root/bench/reference" "$model" 2>/dev/null; then
-    impls=(rvnn eager rvnn-nodrop eager-nodrop)
+    impls=(rvnn rvnn-ref eager rvnn-nodrop rvnn-ref-nodrop eager-nodrop)
+  else
+    impls=(rvnn rvnn-ref rvnn-nodrop rvnn-ref-nodrop eager-nodrop)
   fi
-  echo "== $model: ${rounds} rounds x (${impls[*]}), $threads thread(s), $cap_text"
+  echo "== $model: ${rounds} rounds x (${impls[*]}), $threads thread(s), $cap_text${no_eager:+; no eager: $no_eager}"
   failed=0
   oom=()  # "impl length batch" of each cell that ran out of memory
-  for length in $lengths; do
-    data=$work/listops-$length.tsv
-    for batch in $batches; do
+  for length in $model_lengths; do
+    data=$work/$task-$length.tsv
+    for batch in $model_batches; do
+      if [[ $skip_cells == *" $model:$length:$batch "* ]]; then
+        echo "   length $length batch $batch skipped (SKIP)"
+        echo "$length $batch" >>"$mdir/skipped"
+        continue
+      fi
       if [ "$batch" -lt 8 ]; then steps=$small_steps warmup=$small_warmup
       else steps=$large_steps warmup=$large_warmup; fi
       common=(--batch-sizes "$batch" --steps "$steps" --warmup "$warmup"
@@ -133,15 +190,16 @@ sys.exit("training" not in inspect.signature(m.loss).parameters)' \
             continue
           fi
           case $impl in
-            rvnn) cmd=("$rvnn" bench --config "$config" --model "$mdir/model"
-                       --seed "$seed" "${common[@]}" --json "$json") ;;
-            rvnn-nodrop) cmd=("$rvnn" bench --config "$config"
-                              --model "$mdir/model" --seed "$seed"
-                              --eval-forward "${common[@]}" --json "$json") ;;
-            eager*) cmd=("$python" "$root/bench/eager_step.py" --model "$model"
-                         --config "$config" --params "$mdir/params.json"
-                         --seed "$seed" "${common[@]}" --json "$json")
-                    [ "$impl" = eager ] && cmd+=(--training) ;;
+            rvnn*)
+              cmd=("$rvnn" bench --config "$config" --model "$mdir/model"
+                   --seed "$seed" "${common[@]}" --json "$json")
+              if [[ $impl == *-ref* ]]; then cmd+=(--kernels reference); fi
+              if [[ $impl == *-nodrop ]]; then cmd+=(--eval-forward --profile); fi ;;
+            eager*)
+              cmd=("$python" "$root/bench/eager_step.py" --model "$model"
+                   --config "$config" --params "$mdir/params.json"
+                   --seed "$seed" "${common[@]}" --json "$json")
+              if [ "$impl" = eager ]; then cmd+=(--training); fi ;;
           esac
           status=0
           "${capped[@]}" "${cmd[@]}" >"$mdir/last.log" 2>&1 || status=$?
@@ -169,23 +227,37 @@ sys.exit("training" not in inspect.signature(m.loss).parameters)' \
       echo "   length $length batch $batch done ($(( $(date +%s) - start )) s)${cell_oom:+, out of memory:$cell_oom}"
     done
   done
-  [ "$failed" = 0 ] && done_models+=("$model")
+  if [ "$failed" = 0 ]; then
+    printf '%s\n' "$task" "$no_eager" >"$mdir/meta"
+    done_models+=("$model")
+  fi
 done
 
 [ ${#done_models[@]} -gt 0 ] || { echo "run.sh: no model measured" >&2; exit 1; }
 mkdir -p "$(dirname "$out")"
 "$python" - "$work" "$out" "$load_before" "$(( $(date +%s) - start ))" \
-  "$threads" "$rounds" "$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown)" \
-  "$mem_gib" "${done_models[@]}" <<'EOF'
-import glob, json, math, os, platform, sys
+  "$threads" "$rounds" \
+  "$(git -C "$root" describe --always --dirty 2>/dev/null || echo unknown)" \
+  "$mem_gib" "$small_steps/$small_warmup $large_steps/$large_warmup" \
+  "${done_models[@]}" <<'EOF'
+import glob, json, math, os, platform, statistics, sys
 import torch
 
-work, out, load_before, elapsed, threads, rounds, rev, mem_gib = sys.argv[1:9]
-models = sys.argv[9:]
+(work, out, load_before, elapsed, threads, rounds, rev, mem_gib,
+ steps) = sys.argv[1:10]
+models = sys.argv[10:]
 OOM = "out of memory"
 cap = float(mem_gib) or None  # GiB; None: no cap
 cap_text = (f"{OOM}: killed above the cap of {mem_gib} GiB per process"
             if cap else "no memory cap")
+IMPLS = ("rvnn", "rvnn-ref", "eager",
+         "rvnn-nodrop", "rvnn-ref-nodrop", "eager-nodrop")
+# (name, numerator, denominator); g: generated kernels, r: reference, e: eager
+RATIOS = (("g/e", "rvnn", "eager"), ("r/e", "rvnn-ref", "eager"),
+          ("g/r", "rvnn", "rvnn-ref"),
+          ("g/e", "rvnn-nodrop", "eager-nodrop"),
+          ("r/e", "rvnn-ref-nodrop", "eager-nodrop"),
+          ("g/r", "rvnn-nodrop", "rvnn-ref-nodrop"))
 
 def pct(values, q):
     values = sorted(values)
@@ -194,6 +266,10 @@ def pct(values, q):
     high = min(low + 1, len(values) - 1)
     return values[low] + (rank - low) * (values[high] - values[low])
 
+def median(values):
+    values = [v for v in values if v is not None]
+    return statistics.median(values) if values else None
+
 def cpu_name():
     with open("/proc/cpuinfo") as f:
         for line in f:
@@ -201,6 +277,7 @@ def cpu_name():
                 return line.split(":", 1)[1].strip()
     return platform.processor()
 
+small, large = steps.split()
 result = {
     "date": __import__("datetime").datetime.now().isoformat(timespec="seconds"),
     "git": rev,
@@ -209,12 +286,21 @@ result = {
                 "load_before": load_before,
                 "load_after": open("/proc/loadavg").read().split()[:3]},
     "settings": {"threads": int(threads), "rounds": int(rounds),
+                 "steps_warmup_batch_lt_8": small,
+                 "steps_warmup_batch_ge_8": large,
                  "dtype": "float32",
-                 "data": "ListOps L..L+20 tokens, 100 samples",
-                 "rvnn": "rvnn-run bench (forward in training mode)",
+                 "data": "L..L+20 tokens, 100 samples (ListOps; logic: "
+                         "pairs, length of the longer formula)",
+                 "rvnn": "rvnn-run bench (generated kernels, forward in "
+                         "training mode)",
+                 "rvnn-ref": "rvnn-run bench --kernels reference",
                  "eager": "bench/eager_step.py --training",
-                 "rvnn-nodrop": "rvnn-run bench --eval-forward",
+                 "rvnn-nodrop": "rvnn-run bench --eval-forward --profile",
+                 "rvnn-ref-nodrop": "rvnn-run bench --kernels reference "
+                                    "--eval-forward --profile",
                  "eager-nodrop": "bench/eager_step.py (no dropout)",
+                 "ratios": "g/e, r/e, g/r: medians of generated (rvnn), "
+                           "reference (rvnn-ref) and eager, per trio",
                  "optimiser": "the config's; eager: torch.optim.RAdam + "
                               "Lookahead, clip_grad_norm_",
                  "memory_cap_gib": cap},
@@ -229,23 +315,34 @@ def stats(c):
         return {"result": OOM, "out_of_memory": True,
                 "memory_cap_gib": cap, **c["out_of_memory"],
                 "step_ms": c["step_ms"]}
-    return {"median_ms": pct(c["step_ms"], 50), "p10_ms": pct(c["step_ms"], 10),
-            "p90_ms": pct(c["step_ms"], 90), "steps": len(c["step_ms"]),
-            "step_ms": c["step_ms"], "peak_rss_mib": c["peak_rss_mib"],
-            "rss_delta_mib": c["rss_delta_mib"], "first_loss": c["first_loss"]}
+    s = {"median_ms": pct(c["step_ms"], 50), "p10_ms": pct(c["step_ms"], 10),
+         "p90_ms": pct(c["step_ms"], 90), "steps": len(c["step_ms"]),
+         "step_ms": c["step_ms"], "peak_rss_mib": c["peak_rss_mib"],
+         "rss_delta_mib": c["rss_delta_mib"], "first_loss": c["first_loss"]}
+    if c["kernels"]:  # rvnn: per-process medians, then their median
+        s["kernels"] = c["kernels"]
+        for key in ("forward_median_ms", "backward_median_ms",
+                    "optimiser_median_ms"):
+            s[key] = median(r.get(key) for r in c["rounds"])
+    if c["profile"]:  # --profile: counts from the first round
+        s["profile"] = c["profile"]
+        for key in ("gemm_floor_ms", "gemm_floor_fraction", "sgemm_gflops"):
+            s[key] = median(r.get(key) for r in c["rounds"])
+        s["gemm_floor_fraction_rounds"] = [r.get("gemm_floor_fraction")
+                                           for r in c["rounds"]]
+    return s
+
+def usable(s):
+    return s is not None and not s.get("out_of_memory")
 
 def fmt(s):
     if s is None:
         return "-"
     if s.get("out_of_memory"):
         return OOM
-    return f"{s['median_ms']:.1f} [{s['p10_ms']:.0f}-{s['p90_ms']:.0f}]"
-
-def usable(s):
-    return s is not None and not s.get("out_of_memory")
-
-def ratio(a, b):
-    return a["median_ms"] / b["median_ms"] if usable(a) and usable(b) else None
+    m = s["median_ms"]
+    return (f"{m:.1f} [{s['p10_ms']:.0f}-{s['p90_ms']:.0f}]" if m < 1000 else
+            f"{m:.0f} [{s['p10_ms']:.0f}-{s['p90_ms']:.0f}]")
 
 def fmt_ratio(r, a, b):
     if r is not None:
@@ -255,70 +352,142 @@ def fmt_ratio(r, a, b):
 def fmt_rss(s):
     return f"{s['rss_delta_mib']:.0f}" if usable(s) else "-" if s is None else "oom"
 
+def fmt_num(v, spec):
+    return "-" if v is None else format(v, spec)
+
+def profile(s, key):
+    return s["profile"].get(key) if usable(s) and "profile" in s else None
+
 for model in models:
+    with open(f"{work}/{model}/meta") as f:
+        task, no_eager = (f.read().split("\n") + [""])[:2]
     cells = {}
-    for path in glob.glob(f"{work}/{model}/json/*.json"):
+    def round_of(path):
+        return int(path[:-5].rsplit("-", 1)[1])
+    for path in sorted(glob.glob(f"{work}/{model}/json/*.json"), key=round_of):
         impl, length, batch, _ = os.path.basename(path)[:-5].rsplit("-", 3)
         with open(path) as f:
             r = json.load(f)
         cell = cells.setdefault((int(length), int(batch)), {}).setdefault(
             impl, {"step_ms": [], "peak_rss_mib": 0, "rss_delta_mib": 0,
-                   "lengths": None, "first_loss": None,
-                   "out_of_memory": None})
+                   "lengths": None, "first_loss": None, "rounds": [],
+                   "kernels": None, "profile": None, "out_of_memory": None})
         if r.get("out_of_memory"):  # written by run.sh for a killed process
             cell["out_of_memory"] = {k: v for k, v in r.items()
                                      if k not in ("out_of_memory",
                                                   "memory_cap_gib")}
             continue
+        kernels, sgemm = r.get("kernels"), r.get("sgemm_gflops")
         r = r["results"][0]
         if cell["lengths"] is None:
             cell["lengths"] = f"{r['min_length']}-{r['max_length']}"
             cell["first_loss"] = r["first_loss"]
+            cell["kernels"] = kernels
+            cell["profile"] = r.get("profile")
         cell["step_ms"] += r["step_ms"]
         cell["peak_rss_mib"] = max(cell["peak_rss_mib"], r["peak_rss_mib"])
         cell["rss_delta_mib"] = max(cell["rss_delta_mib"], r["rss_delta_mib"])
+        cell["rounds"].append({**{k: r.get(k) for k in (
+            "forward_median_ms", "backward_median_ms", "optimiser_median_ms",
+            "gemm_floor_ms", "gemm_floor_fraction")}, "sgemm_gflops": sgemm})
     rows = []
-    print(f"\n{model}: ms per training step, median [p10-p90] over {rounds} "
-          f"interleaved rounds, {threads} thread(s); RSS growth in MiB; "
-          f"{cap_text}")
-    print(f"{'lengths':>9} {'batch':>5} | {'rvnn':>19} {'eager':>19} "
-          f"{'ratio':>5} | {'rvnn-nodrop':>19} {'eager-nodrop':>19} "
-          f"{'ratio':>5} | {'RSS+ rvnn/eager':>15}")
     for (length, batch), cell in sorted(cells.items()):
         spans = [c["lengths"] for _, c in sorted(cell.items()) if c["lengths"]]
         row = {"length": length, "batch_size": batch,
                "lengths": (cell.get("eager-nodrop", {}).get("lengths") or
                            (spans[0] if spans else f"{length}-{length + 20}"))}
-        for impl in ("rvnn", "eager", "rvnn-nodrop", "eager-nodrop"):
+        for impl in IMPLS:
             row[impl] = stats(cell[impl]) if impl in cell else None
-        row["ratio_rvnn_vs_eager"] = ratio(row["rvnn"], row["eager"])
-        row["ratio_nodrop"] = ratio(row["rvnn-nodrop"], row["eager-nodrop"])
-        a = b = None
-        row["same_first_loss"] = None  # unknown when either ran out of memory
-        if usable(row["rvnn-nodrop"]) and usable(row["eager-nodrop"]):
-            a = row["rvnn-nodrop"]["first_loss"]
-            b = row["eager-nodrop"]["first_loss"]
-            row["same_first_loss"] = abs(a - b) <= 1e-4 * max(abs(b), 1e-12)
+        row["ratios"] = {}
+        for name, a, b in RATIOS:
+            ok = usable(row[a]) and usable(row[b])
+            row["ratios"][f"{a}/{b}"] = (
+                row[a]["median_ms"] / row[b]["median_ms"] if ok else None)
+        # Same arithmetic without dropout: every no-dropout run's first loss
+        # against eager-nodrop's (or, without it, generated's), 1e-4 relative.
+        base = next((i for i in ("eager-nodrop", "rvnn-nodrop")
+                     if usable(row[i])), None)
+        others = [i for i in ("rvnn-nodrop", "rvnn-ref-nodrop", "eager-nodrop")
+                  if i != base and row[i] is not None]
+        row["first_losses"] = {i: row[i]["first_loss"] for i in
+                               ("rvnn-nodrop", "rvnn-ref-nodrop", "eager-nodrop")
+                               if usable(row[i])}
+        row["same_first_loss"] = None  # unknown when one ran out of memory
+        if base and others and all(usable(row[i]) for i in others):
+            b = row[base]["first_loss"]
+            row["same_first_loss"] = all(
+                abs(row[i]["first_loss"] - b) <= 1e-4 * max(abs(b), 1e-12)
+                for i in others)
+        g, r = row["rvnn-nodrop"], row["rvnn-ref-nodrop"]
+        row["profile_nodrop"] = {
+            "recursion_steps": profile(g, "recursion_steps"),
+            "dispatches_per_step_generated": profile(g, "forward_dispatches_per_step"),
+            "dispatches_per_step_reference": profile(r, "forward_dispatches_per_step"),
+            "backward_nodes_generated": profile(g, "backward_nodes"),
+            "backward_nodes_reference": profile(r, "backward_nodes"),
+            "gemm_floor_ms": g.get("gemm_floor_ms") if usable(g) else None,
+            "gemm_floor_fraction": g.get("gemm_floor_fraction") if usable(g) else None,
+            "sgemm_gflops": g.get("sgemm_gflops") if usable(g) else None}
         rows.append(row)
-        # RSS growth of the training-mode pair, else of the no-dropout one.
-        mine, theirs = ((row["rvnn"], row["eager"]) if row["eager"] else
-                        (row["rvnn-nodrop"], row["eager-nodrop"]))
-        r1, r2 = row["ratio_rvnn_vs_eager"], row["ratio_nodrop"]
-        print(f"{row['lengths']:>9} {batch:>5} | {fmt(row['rvnn']):>19} "
-              f"{fmt(row['eager']):>19} "
-              f"{fmt_ratio(r1, row['rvnn'], row['eager']):>5} | "
-              f"{fmt(row['rvnn-nodrop']):>19} {fmt(row['eager-nodrop']):>19} "
-              f"{fmt_ratio(r2, row['rvnn-nodrop'], row['eager-nodrop']):>5} | "
-              f"{fmt_rss(mine):>7}/{fmt_rss(theirs)}"
-              + ("" if row["same_first_loss"] is not False else
-                 f"   NODROP FIRST LOSS DIFFERS ({a:.6g} vs {b:.6g})"))
-    result["models"][model] = rows
+
+    def ratio_cell(row, a, b):
+        return fmt_ratio(row["ratios"][f"{a}/{b}"], row[a], row[b])
+    print(f"\n{model} ({task}): ms per training step, median [p10-p90] over "
+          f"{rounds} interleaved rounds, {threads} thread(s); {cap_text}"
+          + (f"; no eager: {no_eager}" if no_eager else ""))
+    for title, trio, ratios in (("training mode (dropout on)", IMPLS[:3], RATIOS[:3]),
+                                ("no dropout", IMPLS[3:], RATIOS[3:])):
+        print(f"  {title}: generated = {trio[0]}, reference = {trio[1]}, "
+              f"eager = {trio[2]}")
+        print(f"{'lengths':>9} {'batch':>5} | {'generated':>17} "
+              f"{'reference':>17} {'eager':>17} | {'g/e':>5} {'r/e':>5} "
+              f"{'g/r':>5}"
+              + (" | RSS+ MiB g/r/e" if trio[0] == "rvnn" else ""))
+        for row in rows:
+            line = (f"{row['lengths']:>9} {row['batch_size']:>5} | "
+                    + " ".join(f"{fmt(row[i]):>17}" for i in trio) + " | "
+                    + " ".join(f"{ratio_cell(row, a, b):>5}"
+                               for _, a, b in ratios))
+            if trio[0] == "rvnn":
+                line += " | " + "/".join(fmt_rss(row[i]) for i in trio)
+            elif row["same_first_loss"] is False:
+                line += f"   NODROP FIRST LOSSES DIFFER {row['first_losses']}"
+            print(line)
+    print("  profile of the no-dropout runs (--profile): forward dispatches "
+          "per recursion step, backward autograd nodes, generated run's "
+          "forward/backward/optimiser medians and GEMM floor")
+    print(f"{'lengths':>9} {'batch':>5} | {'rec':>4} | {'disp/step g':>11} "
+          f"{'r':>5} | {'bwd nodes g':>11} {'r':>6} | {'fwd/bwd/opt ms g':>22} | "
+          f"{'floor ms':>8} {'fraction':>8} {'SGEMM GF/s':>10}")
+    for row in rows:
+        p, g = row["profile_nodrop"], row["rvnn-nodrop"]
+        split = ("/".join(fmt_num(g.get(k), ".1f") for k in (
+            "forward_median_ms", "backward_median_ms", "optimiser_median_ms"))
+            if usable(g) else fmt(g))
+        print(f"{row['lengths']:>9} {row['batch_size']:>5} | "
+              f"{fmt_num(p['recursion_steps'], 'd'):>4} | "
+              f"{fmt_num(p['dispatches_per_step_generated'], '.1f'):>11} "
+              f"{fmt_num(p['dispatches_per_step_reference'], '.1f'):>5} | "
+              f"{fmt_num(p['backward_nodes_generated'], 'd'):>11} "
+              f"{fmt_num(p['backward_nodes_reference'], 'd'):>6} | "
+              f"{split:>22} | {fmt_num(p['gemm_floor_ms'], '.2f'):>8} "
+              f"{fmt_num(p['gemm_floor_fraction'], '.3f'):>8} "
+              f"{fmt_num(p['sgemm_gflops'], '.1f'):>10}")
+    skipped = []
+    if os.path.exists(f"{work}/{model}/skipped"):
+        with open(f"{work}/{model}/skipped") as f:
+            skipped = [dict(zip(("length", "batch_size"), map(int, l.split())))
+                       for l in f if l.strip()]
+        print("  skipped (SKIP): " + ", ".join(
+            f"length {s['length']} batch {s['batch_size']}" for s in skipped))
+    result["models"][model] = {"task": task, "no_eager": no_eager or None,
+                               "skipped": skipped, "cells": rows}
 with open(out, "w") as f:
     json.dump(result, f, indent=1)
     f.write("\n")
-print(f"\nratio: rvnn / eager medians"
-      f"{' (n/a: one side ran out of memory)' if cap else ''}; {cap_text}. "
-      f"Load average before {load_before}, "
+print(f"\ng/e, r/e, g/r: medians of generated kernels, reference path and "
+      f"eager{' (n/a: one side ran out of memory)' if cap else ''}; "
+      f"{cap_text}. Load average before {load_before}, "
       f"after {' '.join(result['machine']['load_after'])}; {elapsed} s; "
       f"wrote {out}")
 EOF

@@ -5,6 +5,7 @@
 #include "KernelsOption.h"
 #include "OptionParser.h"
 #include "Output.h"
+#include "StepProfile.h"
 #include "Subcommands.h"
 
 #include <algorithm>
@@ -56,7 +57,15 @@ table and the JSON say which ran.
 
 Prints the median, 10th and 90th percentile step time in milliseconds and
 the peak resident set size, as a table and, with --json, as JSON with every
-step's time. The peak RSS is reset before each bucket where Linux allows it
+step's time and the median forward, backward and optimiser times.
+
+With --profile, one more step per bucket and batch size runs with the
+executor counting what it does: dispatches (kernel + library calls) per
+recursion step forward, autograd nodes backward, forward time by op, and
+the step's GEMM work against this machine's SGEMM rate (measured in the same
+run): the GEMM floor is 3x the forward GEMM FLOPs (backward: two products
+per forward one) at that rate, and floor/median is the fraction of the
+machine's limit the step reaches. The peak RSS is reset before each bucket where Linux allows it
 (/proc/self/clear_refs); rss_delta is the peak minus the RSS at the
 bucket's start.
 )";
@@ -158,8 +167,9 @@ struct Measurement {
   std::string bucket;
   int64_t minLength = 0, maxLength = 0;
   uint64_t batchSize = 0;
-  std::vector<double> stepMs;
+  std::vector<double> stepMs, forwardMs, backwardMs, optimiserMs;
   double firstLoss = 0, lastLoss = 0;
+  std::optional<StepProfile> profile;
   double peakRss = 0, rssDelta = 0;
   bool peakReset = false;
 };
@@ -171,7 +181,7 @@ int runBench(const std::vector<std::string> &args) {
   std::string batchList = "1", device = "cpu", kernels = "generated";
   std::uint64_t seed = 1, warmup = 3, steps = 20, samples = 100, spread = 20;
   unsigned threads = 0;
-  bool evalForward = false;
+  bool evalForward = false, profile = false;
   OptionParser parser("rvnn-run bench", kDescription);
   parser.add("--config", "FILE",
              "run configuration (task, optimiser, clipping)", configPath);
@@ -198,6 +208,10 @@ int runBench(const std::vector<std::string> &args) {
                  "forward in evaluation mode (no dropout), to compare with\n"
                  "the dropout-free eager references",
                  evalForward);
+  parser.addFlag("--profile",
+                 "count dispatches per recursion step and compare the step\n"
+                 "with the machine's GEMM floor (one extra step)",
+                 profile);
   parser.add("--json", "FILE", "also write the results as JSON (- : stdout)",
              jsonPath);
   if (!parser.parse(args))
@@ -224,6 +238,8 @@ int runBench(const std::vector<std::string> &args) {
   // Generated kernels are CPU-only: elsewhere dispatches run their bodies.
   const std::string kernelsRan(
       kernelModeName(target.is_cpu() ? kernelMode : KernelMode::Reference));
+
+  const double sgemmRate = profile ? measureSgemmRate() : 0;
 
   std::vector<Bucket> buckets;
   if (!lengthList.empty()) {
@@ -264,28 +280,39 @@ int runBench(const std::vector<std::string> &args) {
 
       m.peakReset = resetPeakRss();
       const double startRss = procStatusMiB("VmRSS").value_or(0);
+      using Clock = std::chrono::steady_clock;
+      auto ms = [](Clock::time_point from, Clock::time_point to) {
+        return std::chrono::duration<double, std::milli>(to - from).count();
+      };
       for (uint64_t k = 0; k < warmup + steps; ++k) {
-        const auto start = std::chrono::steady_clock::now();
+        const auto start = Clock::now();
         optimiser.zeroGrad();
         torch::Tensor loss = model.loss(batches[k], /*training=*/!evalForward);
+        const auto forwardDone = Clock::now();
         loss.backward();
+        const auto backwardDone = Clock::now();
         if (trainer.clip > 0)
           torch::nn::utils::clip_grad_norm_(params, trainer.clip);
         optimiser.step();
         const double value = loss.item<double>();
         if (target.is_cuda())
           torch::cuda::synchronize();
-        const auto stop = std::chrono::steady_clock::now();
+        const auto stop = Clock::now();
         if (!std::isfinite(value))
           throw std::runtime_error(bucket.name + ": non-finite loss at step " +
                                    std::to_string(k));
         if (k == 0)
           m.firstLoss = value;
         m.lastLoss = value;
-        if (k >= warmup)
-          m.stepMs.push_back(
-              std::chrono::duration<double, std::milli>(stop - start).count());
+        if (k < warmup)
+          continue;
+        m.stepMs.push_back(ms(start, stop));
+        m.forwardMs.push_back(ms(start, forwardDone));
+        m.backwardMs.push_back(ms(forwardDone, backwardDone));
+        m.optimiserMs.push_back(ms(backwardDone, stop));
       }
+      if (profile)
+        m.profile = profileStep(model, batches[0], /*training=*/!evalForward);
       m.peakRss = peakRssMiB();
       m.rssDelta = m.peakRss - startRss;
       results.push_back(std::move(m));
@@ -317,6 +344,17 @@ int runBench(const std::vector<std::string> &args) {
           << percentile(m.stepMs, 10) << std::setw(10)
           << percentile(m.stepMs, 90) << std::setprecision(1) << std::setw(14)
           << m.peakRss << std::setw(11) << m.rssDelta << "\n";
+    if (!m.profile)
+      continue;
+    table << std::setprecision(2) << "  median forward "
+          << percentile(m.forwardMs, 50) << " ms, backward "
+          << percentile(m.backwardMs, 50) << " ms, optimiser "
+          << percentile(m.optimiserMs, 50) << " ms; GEMM floor "
+          << gemmFloorMs(*m.profile, sgemmRate) << " ms at " << sgemmRate / 1e9
+          << " GFLOP/s SGEMM = " << std::setprecision(3)
+          << gemmFloorMs(*m.profile, sgemmRate) / percentile(m.stepMs, 50)
+          << " of the step\n";
+    printProfile(table, *m.profile);
   }
 
   if (!jsonPath.empty()) {
@@ -334,20 +372,34 @@ int runBench(const std::vector<std::string> &args) {
                           {"warmup", warmup},
                           {"steps", steps},
                           {"results", nlohmann::json::array()}};
-    for (const Measurement &m : results)
-      out["results"].push_back({{"bucket", m.bucket},
-                                {"min_length", m.minLength},
-                                {"max_length", m.maxLength},
-                                {"batch_size", m.batchSize},
-                                {"median_ms", percentile(m.stepMs, 50)},
-                                {"p10_ms", percentile(m.stepMs, 10)},
-                                {"p90_ms", percentile(m.stepMs, 90)},
-                                {"step_ms", m.stepMs},
-                                {"first_loss", m.firstLoss},
-                                {"last_loss", m.lastLoss},
-                                {"peak_rss_mib", m.peakRss},
-                                {"rss_delta_mib", m.rssDelta},
-                                {"peak_rss_reset", m.peakReset}});
+    if (profile)
+      out["sgemm_gflops"] = sgemmRate / 1e9;
+    for (const Measurement &m : results) {
+      nlohmann::json result = {
+          {"bucket", m.bucket},
+          {"min_length", m.minLength},
+          {"max_length", m.maxLength},
+          {"batch_size", m.batchSize},
+          {"median_ms", percentile(m.stepMs, 50)},
+          {"p10_ms", percentile(m.stepMs, 10)},
+          {"p90_ms", percentile(m.stepMs, 90)},
+          {"step_ms", m.stepMs},
+          {"first_loss", m.firstLoss},
+          {"last_loss", m.lastLoss},
+          {"peak_rss_mib", m.peakRss},
+          {"rss_delta_mib", m.rssDelta},
+          {"peak_rss_reset", m.peakReset},
+          {"forward_median_ms", percentile(m.forwardMs, 50)},
+          {"backward_median_ms", percentile(m.backwardMs, 50)},
+          {"optimiser_median_ms", percentile(m.optimiserMs, 50)}};
+      if (m.profile) {
+        result["profile"] = toJson(*m.profile);
+        result["gemm_floor_ms"] = gemmFloorMs(*m.profile, sgemmRate);
+        result["gemm_floor_fraction"] =
+            gemmFloorMs(*m.profile, sgemmRate) / percentile(m.stepMs, 50);
+      }
+      out["results"].push_back(std::move(result));
+    }
     writeOutput(jsonPath, [&](std::ostream &os) { os << out.dump(1) << "\n"; });
   }
   return 0;

@@ -12,6 +12,7 @@
 #include <torch/types.h>
 
 #include "rvnn/Runtime/Plan.h"
+#include "rvnn/Runtime/Profile.h"
 
 namespace rvnn::runtime {
 
@@ -46,6 +47,8 @@ struct ExecutionContext {
   /// constructor refuses Generated on the CPU for a plan that has dispatches
   /// but no loaded kernel library.
   KernelMode kernelMode = KernelMode::Generated;
+  /// When set, the executor counts and times what it runs into it.
+  ExecutionProfile *profile = nullptr;
 };
 
 /// The values of one function activation, indexed by plan value id.
@@ -62,6 +65,7 @@ public:
   }
 
 private:
+
   std::vector<std::optional<RuntimeValue>> values;
 };
 
@@ -89,6 +93,10 @@ public:
   /// returns its terminator's operands.
   std::vector<RuntimeValue> runRegion(const PlanRegion &region, Frame &frame,
                                       const std::vector<RuntimeValue> &args);
+  /// runRegion for one step of a recursion (recurse / balanced_reduce
+  /// body), counted as such by a profile.
+  std::vector<RuntimeValue> runLoopBody(const PlanRegion &region, Frame &frame,
+                                        const std::vector<RuntimeValue> &args);
 
   ExecutionContext &context() { return ctx; }
   const Plan &program() const { return plan; }
@@ -102,12 +110,16 @@ public:
                            const torch::Device &device);
 
 private:
+  /// Runs one op's handler, counted and timed when profiling.
+  void runOp(const PlanOp &op, Frame &frame);
   void checkImplemented(const PlanRegion &region) const;
 
   const Plan &plan;
   std::function<torch::Tensor(const std::string &)> parameterLookup;
   ExecutionContext &ctx;
   OpRegistry registry;
+  /// Recursion bodies being run, for the profile's per-step counts.
+  int loopDepth = 0;
 };
 
 /// Maps a plan dtype name to a torch scalar type.

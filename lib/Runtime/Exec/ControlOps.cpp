@@ -111,7 +111,7 @@ void recurse(Executor &executor, const PlanOp &op, Frame &frame) {
     for (int64_t step = 0; step < bound; ++step) {
       std::vector<RuntimeValue> args{step};
       args.insert(args.end(), state.begin(), state.end());
-      state = executor.runRegion(op.regions.at(0), frame, args);
+      state = executor.runLoopBody(op.regions.at(0), frame, args);
     }
   } else if (!state.empty()) {
     Tensor first = std::get<Tensor>(state[0]);
@@ -124,7 +124,7 @@ void recurse(Executor &executor, const PlanOp &op, Frame &frame) {
       std::vector<RuntimeValue> args{step};
       args.insert(args.end(), loop.rows.begin(), loop.rows.end());
       std::vector<RuntimeValue> next =
-          executor.runRegion(op.regions.at(0), frame, args);
+          executor.runLoopBody(op.regions.at(0), frame, args);
       ctx.rowSteps += loop.active.size(0);
       Tensor halt = std::get<Tensor>(next.back()).to(torch::kBool);
       next.pop_back();
@@ -153,7 +153,7 @@ void balancedReduce(Executor &executor, const PlanOp &op, Frame &frame) {
   const PlanRegion &body = op.regions.at(0);
   auto reducer = [&](const Tensor &children, const Tensor &mask) {
     return std::get<Tensor>(
-        executor.runRegion(body, frame, {children, mask}).at(0));
+        executor.runLoopBody(body, frame, {children, mask}).at(0));
   };
   frame.setResult(op, 0,
                   ops::balancedReduce(

@@ -1,6 +1,7 @@
 #include "rvnn/Runtime/Executor.h"
 #include "Handlers.h"
 
+#include <chrono>
 #include <sstream>
 
 namespace rvnn::runtime {
@@ -202,7 +203,7 @@ Executor::runRegion(const PlanRegion &region, Frame &frame,
       return results;
     }
     try {
-      registry.at(op.name)(*this, op, frame);
+      runOp(op, frame);
     } catch (const PlanError &) {
       throw;
     } catch (const std::exception &error) {
@@ -213,6 +214,48 @@ Executor::runRegion(const PlanRegion &region, Frame &frame,
     }
   }
   throw PlanError("region has no terminator");
+}
+
+std::vector<RuntimeValue>
+Executor::runLoopBody(const PlanRegion &region, Frame &frame,
+                      const std::vector<RuntimeValue> &args) {
+  if (ctx.profile)
+    ++ctx.profile->loopSteps;
+  ++loopDepth;
+  try {
+    std::vector<RuntimeValue> results = runRegion(region, frame, args);
+    --loopDepth;
+    return results;
+  } catch (...) {
+    --loopDepth;
+    throw;
+  }
+}
+
+void Executor::runOp(const PlanOp &op, Frame &frame) {
+  const OpHandler &handler = registry.at(op.name);
+  ExecutionProfile *profile = ctx.profile;
+  if (!profile)
+    return handler(*this, op, frame);
+  contract::OpKind kind = *contract::lookupOp(op.name);
+  // A reference dispatch is its body's ops, which count themselves.
+  bool counted = !(op.name == contract::ops::DispatchOp::name &&
+                   ctx.kernelMode == KernelMode::Reference);
+  if (counted) {
+    ++profile->opsByKind[static_cast<size_t>(kind)];
+    if (loopDepth > 0 &&
+        (kind == contract::OpKind::Kernel || kind == contract::OpKind::Library))
+      ++profile->loopDispatches;
+  }
+  if (kind == contract::OpKind::Control || !counted)
+    return handler(*this, op, frame);
+  auto start = std::chrono::steady_clock::now();
+  handler(*this, op, frame);
+  ExecutionProfile::OpTime &time = profile->byOp[op.name];
+  ++time.calls;
+  time.seconds +=
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
 }
 
 } // namespace rvnn::runtime

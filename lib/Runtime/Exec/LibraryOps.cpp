@@ -12,7 +12,7 @@ using torch::Tensor;
 /// lhs · rhs (or lhs · rhsᵀ with transpose_rhs) + bias + accumulator. A
 /// transposed 2-D rhs is a linear layer's weight: ops::linear keeps those
 /// results bit-identical to the linear layer's reference.
-void gemm(Executor &, const PlanOp &op, Frame &frame) {
+void gemm(Executor &executor, const PlanOp &op, Frame &frame) {
   using Gemm = exec::GemmOp;
   auto optional = [&](size_t group) {
     OperandGroup operands = operandGroup(op, group);
@@ -34,6 +34,9 @@ void gemm(Executor &, const PlanOp &op, Frame &frame) {
   }
   if (accumulator.defined())
     result = accumulator + result;
+  if (ExecutionProfile *profile = executor.context().profile)
+    profile->gemmFlops += 2.0 * static_cast<double>(result.numel()) *
+                          static_cast<double>(lhs.size(-1));
   frame.setResult(op, 0, result);
 }
 

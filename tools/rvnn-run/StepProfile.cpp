@@ -1,0 +1,133 @@
+#include "StepProfile.h"
+
+#include <algorithm>
+#include <chrono>
+#include <iomanip>
+#include <unordered_set>
+#include <vector>
+
+#include <torch/csrc/autograd/function.h>
+#include <torch/torch.h>
+
+namespace rvnn::cli {
+
+using runtime::ExecutionProfile;
+namespace contract = rvnn::contract;
+
+namespace {
+
+/// Nodes of the graph that backward() from `loss` runs, leaves' gradient
+/// accumulators excluded.
+int64_t countBackwardNodes(const torch::Tensor &loss) {
+  std::vector<torch::autograd::Node *> stack;
+  std::unordered_set<torch::autograd::Node *> seen;
+  if (loss.grad_fn())
+    stack.push_back(loss.grad_fn().get());
+  int64_t nodes = 0;
+  while (!stack.empty()) {
+    torch::autograd::Node *node = stack.back();
+    stack.pop_back();
+    if (!seen.insert(node).second)
+      continue;
+    if (node->name() != "torch::autograd::AccumulateGrad")
+      ++nodes;
+    for (const torch::autograd::Edge &edge : node->next_edges())
+      if (edge.function)
+        stack.push_back(edge.function.get());
+  }
+  return nodes;
+}
+
+double perStep(int64_t count, int64_t steps) {
+  return steps ? static_cast<double>(count) / static_cast<double>(steps) : 0;
+}
+
+} // namespace
+
+StepProfile profileStep(runtime::CompiledModel &model,
+                        const runtime::Batch &batch, bool training) {
+  StepProfile result;
+  runtime::ExecutionContext &context = model.executionContext();
+  context.profile = &result.forward;
+  torch::Tensor loss;
+  try {
+    loss = model.loss(batch, training);
+  } catch (...) {
+    context.profile = nullptr;
+    throw;
+  }
+  context.profile = nullptr;
+  result.backwardNodes = countBackwardNodes(loss);
+  loss.backward();
+  return result;
+}
+
+double measureSgemmRate() {
+  const int64_t n = 512;
+  torch::Tensor a = torch::randn({n, n}), b = torch::randn({n, n});
+  torch::Tensor c = torch::mm(a, b); // warm up the BLAS
+  int64_t calls = 0;
+  const auto start = std::chrono::steady_clock::now();
+  double seconds = 0;
+  while (seconds < 0.3) {
+    c = torch::mm(a, b);
+    ++calls;
+    seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
+  }
+  return 2.0 * static_cast<double>(n * n * n) * static_cast<double>(calls) /
+         seconds;
+}
+
+double gemmFloorMs(const StepProfile &profile, double sgemmRate) {
+  return sgemmRate > 0 ? 3.0 * profile.forward.gemmFlops / sgemmRate * 1e3 : 0;
+}
+
+nlohmann::json toJson(const StepProfile &profile) {
+  const ExecutionProfile &f = profile.forward;
+  nlohmann::json ops = nlohmann::json::object();
+  for (contract::OpKind kind :
+       {contract::OpKind::Control, contract::OpKind::Scalar,
+        contract::OpKind::View, contract::OpKind::Library,
+        contract::OpKind::Kernel})
+    ops[std::string(contract::keyword(kind))] = f.ops(kind);
+  nlohmann::json byOp = nlohmann::json::object();
+  for (const auto &[name, time] : f.byOp)
+    byOp[name] = {{"calls", time.calls}, {"ms", time.seconds * 1e3}};
+  return {
+      {"forward_ops", ops},
+      {"forward_dispatches", f.dispatches()},
+      {"recursion_steps", f.loopSteps},
+      {"forward_dispatches_in_recursion", f.loopDispatches},
+      {"forward_dispatches_per_step", perStep(f.loopDispatches, f.loopSteps)},
+      {"backward_nodes", profile.backwardNodes},
+      {"backward_nodes_per_step", perStep(profile.backwardNodes, f.loopSteps)},
+      {"forward_gemm_flops", f.gemmFlops},
+      {"forward_time_by_op", byOp}};
+}
+
+void printProfile(std::ostream &os, const StepProfile &profile) {
+  const ExecutionProfile &f = profile.forward;
+  os << "  forward: " << f.dispatches() << " dispatches ("
+     << f.ops(contract::OpKind::Kernel) << " kernel, "
+     << f.ops(contract::OpKind::Library) << " library), " << f.loopSteps
+     << " recursion steps, " << std::setprecision(1)
+     << perStep(f.loopDispatches, f.loopSteps)
+     << " dispatches per step; backward: " << profile.backwardNodes
+     << " autograd nodes (" << perStep(profile.backwardNodes, f.loopSteps)
+     << " per recursion step)\n";
+  std::vector<std::pair<std::string, ExecutionProfile::OpTime>> ops(
+      f.byOp.begin(), f.byOp.end());
+  std::sort(ops.begin(), ops.end(), [](const auto &a, const auto &b) {
+    return a.second.seconds > b.second.seconds;
+  });
+  os << "  forward time by op:";
+  for (size_t i = 0; i < ops.size() && i < 6; ++i)
+    os << " " << ops[i].first.substr(ops[i].first.find('.') + 1) << " "
+       << std::setprecision(2) << ops[i].second.seconds * 1e3 << " ms ("
+       << ops[i].second.calls << ")";
+  os << "\n";
+}
+
+} // namespace rvnn::cli

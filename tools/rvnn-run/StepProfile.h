@@ -1,0 +1,43 @@
+#ifndef RVNN_TOOLS_RVNN_RUN_STEPPROFILE_H
+#define RVNN_TOOLS_RVNN_RUN_STEPPROFILE_H
+
+#include <cstdint>
+#include <ostream>
+
+#include <nlohmann/json.hpp>
+
+#include "rvnn/Runtime/CompiledModel.h"
+#include "rvnn/Runtime/Profile.h"
+
+namespace rvnn::cli {
+
+/// One profiled training step of `rvnn-run bench --profile`: what the
+/// forward executed (ExecutionProfile) and the autograd nodes its backward
+/// ran (each one ATen kernel or more, or a generated _grad kernel).
+struct StepProfile {
+  runtime::ExecutionProfile forward;
+  int64_t backwardNodes = 0;
+};
+
+/// Runs forward + backward once on `batch` with a profile attached (gradients
+/// are left accumulated: call before zeroing them, or on a scratch model).
+StepProfile profileStep(runtime::CompiledModel &model,
+                        const runtime::Batch &batch, bool training);
+
+/// The single-precision GEMM rate of this machine with the current thread
+/// setting, in FLOP/s (LibTorch's BLAS, 512³ products).
+double measureSgemmRate();
+
+/// The training step's GEMM time at `sgemmRate`: forward products plus the
+/// backward's two per forward product.
+double gemmFloorMs(const StepProfile &profile, double sgemmRate);
+
+nlohmann::json toJson(const StepProfile &profile);
+
+/// A few lines: dispatches per recursion step forward and backward, and the
+/// ops that took the most forward time.
+void printProfile(std::ostream &os, const StepProfile &profile);
+
+} // namespace rvnn::cli
+
+#endif // RVNN_TOOLS_RVNN_RUN_STEPPROFILE_H
