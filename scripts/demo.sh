@@ -23,7 +23,7 @@ echo "rvnn: generating ListOps into $out"
 echo "rvnn: compiling models/$model.mlir"
 "$run" compile "$root/models/$model.mlir" -o "$out/compiled"
 
-echo "rvnn: training $model for $steps steps on the CPU"
+echo "rvnn: training $model for $steps steps on the CPU (fused ops run generated kernels)"
 "$run" train --config "$root/models/$model.json" --model "$out/compiled" \
   --train "$out/train.tsv" --dev "$out/dev.tsv" \
   --test "$out/test-200-300.tsv,$out/test-500-600.tsv" \
