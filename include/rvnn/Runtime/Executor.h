@@ -65,7 +65,6 @@ public:
   }
 
 private:
-
   std::vector<std::optional<RuntimeValue>> values;
 };
 
