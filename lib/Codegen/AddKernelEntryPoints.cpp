@@ -30,7 +30,7 @@ LogicalResult addEntryPoint(ModuleOp module, SymbolTable &symbols,
              << name
              << "' returns a value that is not one of its destination "
                 "arguments; kernels must be in destination-passing style";
-  std::string entryName = (rvnn::kKernelEntryPrefix + name).str();
+  std::string entryName = (mlir::rvnn::kKernelEntryPrefix + name).str();
   if (symbols.lookup(entryName))
     return ciface.emitError("symbol '") << entryName << "' already exists";
 
@@ -64,7 +64,7 @@ LogicalResult addEntryPoint(ModuleOp module, SymbolTable &symbols,
 }
 
 struct AddKernelEntryPointsPass
-    : public rvnn::impl::RvnnAddKernelEntryPointsBase<
+    : public mlir::rvnn::impl::RvnnAddKernelEntryPointsBase<
           AddKernelEntryPointsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();

@@ -17,7 +17,7 @@ using namespace mlir;
 
 namespace {
 struct ApproximateMathPass
-    : public rvnn::impl::RvnnApproximateMathBase<ApproximateMathPass> {
+    : public mlir::rvnn::impl::RvnnApproximateMathBase<ApproximateMathPass> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     // AVX2-specific rsqrt stays off: it needs the x86vector dialect, and

@@ -77,9 +77,9 @@ std::string quoted(ArrayRef<StringRef> command) {
 
 } // namespace
 
-FailureOr<rvnn::KernelLibraryInfo>
-rvnn::emitKernelLibrary(ModuleOp kernels, StringRef directory,
-                        const KernelTarget &target) {
+FailureOr<mlir::rvnn::KernelLibraryInfo>
+mlir::rvnn::emitKernelLibrary(ModuleOp kernels, StringRef directory,
+                              const KernelTarget &target) {
   Location loc = kernels.getLoc();
   MLIRContext *context = kernels.getContext();
   DialectRegistry registry;

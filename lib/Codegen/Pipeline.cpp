@@ -49,7 +49,7 @@
 
 using namespace mlir;
 
-void rvnn::buildLowerKernelsToLLVMPipeline(OpPassManager &pm) {
+void mlir::rvnn::buildLowerKernelsToLLVMPipeline(OpPassManager &pm) {
   // Tensors -> buffers. Function arguments become identity-layout memrefs
   // (contiguous, the descriptors the runtime builds), and results that are
   // the destination arguments are dropped: kernels return nothing.
@@ -81,7 +81,7 @@ void rvnn::buildLowerKernelsToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createRvnnAddKernelEntryPoints());
 }
 
-void rvnn::registerLowerKernelsToLLVMPipeline() {
+void mlir::rvnn::registerLowerKernelsToLLVMPipeline() {
   PassPipelineRegistration<>(
       "rvnn-lower-kernels-to-llvm",
       "Lower a kernels module (linalg on tensors, destination-passing "
@@ -90,7 +90,7 @@ void rvnn::registerLowerKernelsToLLVMPipeline() {
       buildLowerKernelsToLLVMPipeline);
 }
 
-void rvnn::registerCodegenInterfaces(DialectRegistry &registry) {
+void mlir::rvnn::registerCodegenInterfaces(DialectRegistry &registry) {
   registry.insert<affine::AffineDialect, arith::ArithDialect,
                   bufferization::BufferizationDialect, cf::ControlFlowDialect,
                   func::FuncDialect, LLVM::LLVMDialect, linalg::LinalgDialect,

@@ -11,7 +11,8 @@ namespace mlir::rvnn {
 using namespace mlir;
 
 namespace {
-struct ExportPlanPass : public rvnn::impl::RvnnExportPlanBase<ExportPlanPass> {
+struct ExportPlanPass
+    : public mlir::rvnn::impl::RvnnExportPlanBase<ExportPlanPass> {
   using RvnnExportPlanBase::RvnnExportPlanBase;
 
   void runOnOperation() override {
@@ -26,7 +27,7 @@ struct ExportPlanPass : public rvnn::impl::RvnnExportPlanBase<ExportPlanPass> {
       source = loc.getFilename().str();
     if (auto buffer = llvm::MemoryBuffer::getFile(source))
       sourceText = (*buffer)->getBuffer().str();
-    if (failed(rvnn::writeCompiledModel(module, dir, source, sourceText)))
+    if (failed(mlir::rvnn::writeCompiledModel(module, dir, source, sourceText)))
       signalPassFailure();
     markAllAnalysesPreserved();
   }

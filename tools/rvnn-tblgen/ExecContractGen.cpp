@@ -406,6 +406,9 @@ bool emitExecContract(const RecordKeeper &records, llvm::raw_ostream &os) {
   int64_t formatVersion = format->getValueAsInt("formatVersion");
   StringRef modelFormat = format->getValueAsString("modelFormat");
   StringRef planFormat = format->getValueAsString("planFormat");
+  StringRef kernelAbi = format->getValueAsString("kernelAbi");
+  StringRef kernelSymbolPrefix = format->getValueAsString("kernelSymbolPrefix");
+  StringRef kernelGradSuffix = format->getValueAsString("kernelGradSuffix");
 
   // The ops and the enums they use.
   std::vector<OpEntry> ops;
@@ -456,7 +459,13 @@ bool emitExecContract(const RecordKeeper &records, llvm::raw_ostream &os) {
   os << "inline constexpr std::string_view kPlanFormat = \""
      << escaped(planFormat) << "\";\n";
   os << "inline constexpr std::string_view kDialect = \""
-     << escaped(kDialectName) << "\";\n\n";
+     << escaped(kDialectName) << "\";\n";
+  os << "inline constexpr std::string_view kKernelAbi = \""
+     << escaped(kernelAbi) << "\";\n";
+  os << "inline constexpr std::string_view kKernelSymbolPrefix = \""
+     << escaped(kernelSymbolPrefix) << "\";\n";
+  os << "inline constexpr std::string_view kKernelGradSuffix = \""
+     << escaped(kernelGradSuffix) << "\";\n\n";
 
   os << "// Execution kind of an op (the op's `executionKind` in ODS).\n";
   os << "enum class OpKind { ";

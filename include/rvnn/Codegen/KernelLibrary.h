@@ -3,6 +3,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Support/LogicalResult.h"
+#include "rvnn/Dialect/Exec/ExecContract.h"
 #include "llvm/ADT/StringRef.h"
 
 #include <string>
@@ -13,7 +14,9 @@ namespace mlir::rvnn {
 /// Name of the ABI of the generated entry points, recorded in the manifest:
 /// `void rvnn_kernel_<name>(void **args)`, args[i] = &descriptor_i (MLIR's
 /// strided memref descriptor) in the kernel's argument order.
-inline constexpr llvm::StringLiteral kKernelAbi = "rvnn-memref-v1";
+inline constexpr llvm::StringRef
+    kKernelAbi(::rvnn::contract::kKernelAbi.data(),
+               ::rvnn::contract::kKernelAbi.size());
 /// File name of the kernel library inside a compiled-model directory.
 inline constexpr llvm::StringLiteral kKernelLibraryFile = "kernels.so";
 

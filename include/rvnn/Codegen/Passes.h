@@ -4,6 +4,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
+#include "rvnn/Dialect/Exec/ExecContract.h"
 
 namespace mlir {
 class DialectRegistry;
@@ -14,8 +15,10 @@ namespace mlir::rvnn {
 #include "rvnn/Codegen/Passes.h.inc"
 
 /// Prefix of the packed entry point added for every kernel:
-/// `void rvnn_kernel_<name>(void **args)`.
-inline constexpr llvm::StringLiteral kKernelEntryPrefix = "rvnn_kernel_";
+/// `void rvnn_kernel_<name>(void **args)` (the execution contract's).
+inline constexpr llvm::StringRef
+    kKernelEntryPrefix(::rvnn::contract::kKernelSymbolPrefix.data(),
+                       ::rvnn::contract::kKernelSymbolPrefix.size());
 
 /// Kernels module (linalg on tensors, destination-passing style) -> LLVM
 /// dialect with C interfaces and packed entry points: one-shot bufferize

@@ -6,6 +6,8 @@
 #include <string_view>
 #include <vector>
 
+#include "rvnn/Dialect/Exec/ExecContract.h"
+
 namespace rvnn::runtime {
 
 /// The ABI of the generated kernels this runtime calls (the manifest's
@@ -14,11 +16,11 @@ namespace rvnn::runtime {
 /// int64_t offset; int64_t sizes[R]; int64_t strides[R];}` of a contiguous
 /// row-major buffer. Forward `rvnn_kernel_<K>(ins..., outs...)` writes the
 /// caller-allocated outs; backward `rvnn_kernel_<K>_grad(ins..., douts...,
-/// dins...)` writes one gradient per input. The compiler's copy of the name is
-/// mlir::rvnn::kKernelAbi (rvnn/Codegen/KernelLibrary.h).
-inline constexpr std::string_view kKernelAbi = "rvnn-memref-v1";
-inline constexpr std::string_view kKernelSymbolPrefix = "rvnn_kernel_";
-inline constexpr std::string_view kKernelGradSuffix = "_grad";
+/// dins...)` writes one gradient per input. The names come from the
+/// execution contract (ExecContract.h), shared with the compiler.
+using contract::kKernelAbi;
+using contract::kKernelGradSuffix;
+using contract::kKernelSymbolPrefix;
 
 /// A generated entry point (ABI above).
 using KernelEntry = void (*)(void **args);

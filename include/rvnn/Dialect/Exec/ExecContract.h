@@ -21,6 +21,9 @@ inline constexpr std::int64_t kFormatVersion = 2;
 inline constexpr std::string_view kModelFormat = "rvnn-compiled-model";
 inline constexpr std::string_view kPlanFormat = "rvnn-plan";
 inline constexpr std::string_view kDialect = "rvnn_exec";
+inline constexpr std::string_view kKernelAbi = "rvnn-memref-v1";
+inline constexpr std::string_view kKernelSymbolPrefix = "rvnn_kernel_";
+inline constexpr std::string_view kKernelGradSuffix = "_grad";
 
 // Execution kind of an op (the op's `executionKind` in ODS).
 enum class OpKind { Control, Scalar, View, Library, Kernel };

@@ -15,6 +15,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OperationSupport.h"
+#include "rvnn/Dialect/Exec/ExecContract.h"
 #include "rvnn/Dialect/Exec/IR/ExecDialect.h"
 #include "rvnn/Dialect/Exec/IR/ExecOps.h"
 #include "rvnn/Dialect/Exec/Transforms/Passes.h"
@@ -167,7 +168,8 @@ void emitBackward(OpBuilder &b, DispatchOp dispatch, RankedTensorType type,
 }
 
 struct OutlineKernelsPass
-    : public rvnn::exec::impl::RvnnExecOutlineKernelsBase<OutlineKernelsPass> {
+    : public mlir::rvnn::exec::impl::RvnnExecOutlineKernelsBase<
+          OutlineKernelsPass> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
     for (Operation &op : llvm::make_early_inc_range(*module.getBody()))
@@ -210,7 +212,8 @@ struct OutlineKernelsPass
         failed = true;
         continue;
       }
-      std::string gradName = (name + "_grad").str();
+      std::string gradName =
+          (name + ::rvnn::contract::kKernelGradSuffix.data()).str();
       if (!symbols.insert(name).second || !symbols.insert(gradName).second) {
         dispatch.emitOpError("kernel symbol '")
             << name << "' or '" << gradName << "' is already taken";

@@ -51,13 +51,21 @@ class Exec_Op<string mnemonic, string kind, list<Trait> traits = []>
 }
 
 // Facts of the compiled-model format that compiler and runtime share; the
-// contract header generator reads this record.
-class Exec_FormatInfo<int version, string model, string plan> {
+// contract header generator reads this record. The kernel ABI: every
+// generated kernel K is `void <kernelSymbolPrefix>K(void **args)` (args[i]
+// points to the MLIR strided memref descriptor of the i-th argument), its
+// backward the same with `kernelGradSuffix` appended to the name.
+class Exec_FormatInfo<int version, string model, string plan, string abi,
+                      string symbolPrefix, string gradSuffix> {
   int formatVersion = version;
   string modelFormat = model;
   string planFormat = plan;
+  string kernelAbi = abi;
+  string kernelSymbolPrefix = symbolPrefix;
+  string kernelGradSuffix = gradSuffix;
 }
 // Version 2: programs in rvnn_exec only; every file hashed in the manifest.
-def Exec_Format : Exec_FormatInfo<2, "rvnn-compiled-model", "rvnn-plan">;
+def Exec_Format : Exec_FormatInfo<2, "rvnn-compiled-model", "rvnn-plan",
+                                  "rvnn-memref-v1", "rvnn_kernel_", "_grad">;
 
 #endif // RVNN_EXEC_DIALECT_TD
