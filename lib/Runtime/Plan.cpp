@@ -75,22 +75,6 @@ std::string readFile(const std::filesystem::path &file) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-/// The SHA-256 of `bytes` as 64 lowercase hex digits.
-std::string sha256Hex(const std::string &bytes) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  if (EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha256(),
-                 nullptr) != 1)
-    throw PlanError("OpenSSL failed to compute a SHA-256");
-  static const char hex[] = "0123456789abcdef";
-  std::string text;
-  for (unsigned int i = 0; i < length; ++i) {
-    text += hex[digest[i] >> 4];
-    text += hex[digest[i] & 0xf];
-  }
-  return text;
-}
-
 void checkHeader(const Reader &reader, std::string_view format) {
   if (reader.string("format") != format)
     reader.fail("format is '" + reader.string("format") + "', expected '" +
@@ -269,6 +253,21 @@ void readKernels(const Reader &manifest,
 }
 
 } // namespace
+
+std::string sha256Hex(const std::string &bytes) {
+  unsigned char digest[EVP_MAX_MD_SIZE];
+  unsigned int length = 0;
+  if (EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha256(),
+                 nullptr) != 1)
+    throw PlanError("OpenSSL failed to compute a SHA-256");
+  static const char hex[] = "0123456789abcdef";
+  std::string text;
+  for (unsigned int i = 0; i < length; ++i) {
+    text += hex[digest[i] >> 4];
+    text += hex[digest[i] & 0xf];
+  }
+  return text;
+}
 
 std::string PlanOp::where() const {
   return (loc.empty() ? std::string() : loc + ": ") + name;

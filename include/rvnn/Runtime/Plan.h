@@ -77,6 +77,10 @@ struct Plan {
   const PlanFunction &function(const std::string &name) const;
 };
 
+/// The SHA-256 of `bytes` as 64 lowercase hex digits, as the manifest records
+/// it for every file of a compiled model.
+std::string sha256Hex(const std::string &bytes);
+
 /// Loads DIR/manifest.json and the plan it lists, in the format version of
 /// the execution contract (rvnn/Dialect/Exec/ExecContract.h). Checks the
 /// SHA-256 of every listed file and that every op of the plan is a contract

@@ -10,7 +10,6 @@
 #include <limits>
 
 #include <gtest/gtest.h>
-#include <openssl/evp.h>
 #include <torch/torch.h>
 
 using namespace rvnn::runtime;
@@ -38,21 +37,6 @@ json op(std::string_view opName, std::vector<int64_t> operands, json results,
   return {{"op", str(opName)},  {"operands", operands},
           {"results", results}, {"attrs", attrs},
           {"regions", regions}, {"loc", "test.mlir:1:1"}};
-}
-
-std::string sha256Hex(const std::string &bytes) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  EXPECT_EQ(EVP_Digest(bytes.data(), bytes.size(), digest, &length,
-                       EVP_sha256(), nullptr),
-            1);
-  std::string text;
-  for (unsigned int i = 0; i < length; ++i) {
-    static const char hex[] = "0123456789abcdef";
-    text += hex[digest[i] >> 4];
-    text += hex[digest[i] & 0xf];
-  }
-  return text;
 }
 
 /// Writes `files` (path -> contents) into a fresh directory `name` with a

@@ -19,7 +19,6 @@
 #include <unistd.h>
 
 #include <gtest/gtest.h>
-#include <openssl/evp.h>
 #include <torch/torch.h>
 
 using namespace rvnn::runtime;
@@ -80,21 +79,6 @@ std::string readAll(const fs::path &file) {
 
 void writeAll(const fs::path &file, const std::string &bytes) {
   std::ofstream(file, std::ios::binary) << bytes;
-}
-
-std::string sha256Hex(const std::string &bytes) {
-  unsigned char digest[EVP_MAX_MD_SIZE];
-  unsigned int length = 0;
-  EXPECT_EQ(EVP_Digest(bytes.data(), bytes.size(), digest, &length,
-                       EVP_sha256(), nullptr),
-            1);
-  static const char hex[] = "0123456789abcdef";
-  std::string text;
-  for (unsigned int i = 0; i < length; ++i) {
-    text += hex[digest[i] >> 4];
-    text += hex[digest[i] & 0xf];
-  }
-  return text;
 }
 
 fs::path scratch() {
