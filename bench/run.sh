@@ -11,7 +11,10 @@
 #   rvnn             rvnn-run bench (generated kernels; forward in training
 #                    mode: dropout on)
 #   rvnn-ref         the same with --kernels reference (fused elementwise
-#                    chains run as ATen ops)
+#                    chains and compiled backward functions run as ATen ops
+#                    with ATen autograd)
+#   rvnn-rc          rvnn with --recompute recompute (each compiled call
+#                    keeps only its inputs; backward reruns its forward)
 #   eager            bench/eager_step.py --training (float32 reference with
 #                    dropout; only where bench/reference/<model>.py has a
 #                    training mode)
@@ -22,7 +25,7 @@
 # (eager and eager-nodrop only for ListOps, which is all eager_step.py
 # reads) and the step times of all rounds are pooled. Prints medians, the
 # ratios generated/eager, reference/eager and generated/reference of both
-# trios, and the profile of the no-dropout rvnn runs (dispatches per
+# trios, recompute's time and memory growth against eager's, and the profile of the no-dropout rvnn runs (dispatches per
 # recursion step, backward autograd nodes, GEMM floor), and writes
 # bench/results/<date>-cpu.json (OUT=... to change).
 #
@@ -137,7 +140,7 @@ print(json.load(open(sys.argv[1])).get("task", "listops"))' "$config")
   fi
   # The eager baselines need bench/reference/<model>.py and ListOps data
   # (eager_step.py reads nothing else); eager (dropout) also a training mode.
-  impls=(rvnn rvnn-ref rvnn-nodrop rvnn-ref-nodrop)
+  impls=(rvnn rvnn-ref rvnn-rc rvnn-nodrop rvnn-ref-nodrop)
   no_eager=
   if [ "$task" != listops ]; then
     no_eager="eager_step.py reads only ListOps ($model's task: $task)"
@@ -147,9 +150,9 @@ print(json.load(open(sys.argv[1])).get("task", "listops"))' "$config")
 import importlib; m = importlib.import_module(sys.argv[2])
 sys.exit("training" not in inspect.signature(m.loss).parameters)' \
       "$root/bench/reference" "$model" 2>/dev/null; then
-    impls=(rvnn rvnn-ref eager rvnn-nodrop rvnn-ref-nodrop eager-nodrop)
+    impls=(rvnn rvnn-ref rvnn-rc eager rvnn-nodrop rvnn-ref-nodrop eager-nodrop)
   else
-    impls=(rvnn rvnn-ref rvnn-nodrop rvnn-ref-nodrop eager-nodrop)
+    impls=(rvnn rvnn-ref rvnn-rc rvnn-nodrop rvnn-ref-nodrop eager-nodrop)
   fi
   echo "== $model: ${rounds} rounds x (${impls[*]}), $threads thread(s), $cap_text${no_eager:+; no eager: $no_eager}"
   failed=0
@@ -194,6 +197,7 @@ sys.exit("training" not in inspect.signature(m.loss).parameters)' \
               cmd=("$rvnn" bench --config "$config" --model "$mdir/model"
                    --seed "$seed" "${common[@]}" --json "$json")
               if [[ $impl == *-ref* ]]; then cmd+=(--kernels reference); fi
+              if [ "$impl" = rvnn-rc ]; then cmd+=(--recompute recompute); fi
               if [[ $impl == *-nodrop ]]; then cmd+=(--eval-forward --profile); fi ;;
             eager*)
               cmd=("$python" "$root/bench/eager_step.py" --model "$model"
@@ -251,13 +255,14 @@ cap = float(mem_gib) or None  # GiB; None: no cap
 cap_text = (f"{OOM}: killed above the cap of {mem_gib} GiB per process"
             if cap else "no memory cap")
 IMPLS = ("rvnn", "rvnn-ref", "eager",
-         "rvnn-nodrop", "rvnn-ref-nodrop", "eager-nodrop")
+         "rvnn-nodrop", "rvnn-ref-nodrop", "eager-nodrop", "rvnn-rc")
 # (name, numerator, denominator); g: generated kernels, r: reference, e: eager
 RATIOS = (("g/e", "rvnn", "eager"), ("r/e", "rvnn-ref", "eager"),
           ("g/r", "rvnn", "rvnn-ref"),
           ("g/e", "rvnn-nodrop", "eager-nodrop"),
           ("r/e", "rvnn-ref-nodrop", "eager-nodrop"),
-          ("g/r", "rvnn-nodrop", "rvnn-ref-nodrop"))
+          ("g/r", "rvnn-nodrop", "rvnn-ref-nodrop"),
+          ("rc/e", "rvnn-rc", "eager"))
 
 def pct(values, q):
     values = sorted(values)
@@ -294,6 +299,7 @@ result = {
                  "rvnn": "rvnn-run bench (generated kernels, forward in "
                          "training mode)",
                  "rvnn-ref": "rvnn-run bench --kernels reference",
+                 "rvnn-rc": "rvnn-run bench --recompute recompute",
                  "eager": "bench/eager_step.py --training",
                  "rvnn-nodrop": "rvnn-run bench --eval-forward --profile",
                  "rvnn-ref-nodrop": "rvnn-run bench --kernels reference "
@@ -453,6 +459,18 @@ for model in models:
             elif row["same_first_loss"] is False:
                 line += f"   NODROP FIRST LOSSES DIFFER {row['first_losses']}"
             print(line)
+    print("  recompute policy (dropout on): rc = rvnn --recompute recompute; "
+          "memory growth (RSS+) against eager's")
+    print(f"{'lengths':>9} {'batch':>5} | {'recompute':>17} {'eager':>17} | "
+          f"{'rc/e':>5} | {'RSS+ MiB rc/g/e':>17} {'rc/e mem':>8}")
+    for row in rows:
+        rc, e = row["rvnn-rc"], row["eager"]
+        mem = (f"{rc['rss_delta_mib'] / e['rss_delta_mib']:.2f}"
+               if usable(rc) and usable(e) and e["rss_delta_mib"] > 0 else "-")
+        print(f"{row['lengths']:>9} {row['batch_size']:>5} | {fmt(rc):>17} "
+              f"{fmt(e):>17} | {ratio_cell(row, 'rvnn-rc', 'eager'):>5} | "
+              + f"{'/'.join(fmt_rss(row[i]) for i in ('rvnn-rc', 'rvnn', 'eager')):>17}"
+              + f" {mem:>8}")
     print("  profile of the no-dropout runs (--profile): forward dispatches "
           "per recursion step, backward autograd nodes, generated run's "
           "forward/backward/optimiser medians and GEMM floor")

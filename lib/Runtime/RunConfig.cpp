@@ -1,6 +1,8 @@
 #include "rvnn/Runtime/RunConfig.h"
 
+#include <algorithm>
 #include <fstream>
+#include <optional>
 #include <stdexcept>
 
 namespace rvnn::runtime {
@@ -18,8 +20,8 @@ RunConfig readRunConfig(const std::string &path) {
   RunConfig config;
   config.path = path;
   static const char *known[] = {
-      "model",           "task",     "batch_size",    "bucket_edges",
-      "hyperparameters", "training", "compact_halted"};
+      "model",           "task",     "batch_size",     "bucket_edges",
+      "hyperparameters", "training", "compact_halted", "recompute"};
   try {
     if (!json.is_object())
       throw std::invalid_argument("expected a JSON object");
@@ -35,6 +37,17 @@ RunConfig readRunConfig(const std::string &path) {
         json.value("hyperparameters", nlohmann::json::object());
     config.training = json.value("training", nlohmann::json::object());
     config.compactHalted = json.value("compact_halted", false);
+    if (json.contains("recompute")) {
+      const nlohmann::json &field = json.at("recompute");
+      std::optional<RecomputePolicy> policy =
+          field.is_string() ? parseRecomputePolicy(field.get<std::string>())
+                            : std::nullopt;
+      if (!policy)
+        throw std::invalid_argument(
+            "field 'recompute' must be \"save\" or \"recompute\", got " +
+            field.dump());
+      config.recompute = *policy;
+    }
     if (!config.training.is_object())
       throw std::invalid_argument("field 'training' must be an object");
   } catch (const nlohmann::json::exception &error) {

@@ -30,6 +30,12 @@ void rvnn::buildCompilePipeline(OpPassManager &pm,
   pm.addPass(createRvnnLowerToExec());
   pm.addPass(exec::createRvnnExecFuseElementwise());
   pm.addPass(exec::createRvnnExecOutlineKernels());
+  pm.addPass(exec::createRvnnExecDifferentiate());
+  // The derived functions query sizes per value; share the duplicates.
+  pm.addPass(createCSEPass());
+  // The backward functions fuse like the forward.
+  pm.addPass(exec::createRvnnExecFuseElementwise());
+  pm.addPass(exec::createRvnnExecOutlineKernels());
   pm.addPass(exec::createRvnnExecCheckContract());
 }
 
@@ -43,6 +49,7 @@ void rvnn::registerCompilePipeline() {
       "rvnn-compile",
       "The compile pipeline up to plan export: rvnn-front, then "
       "rvnn-lower-to-exec, rvnn-exec-fuse-elementwise, "
-      "rvnn-exec-outline-kernels and rvnn-exec-check-contract",
+      "rvnn-exec-outline-kernels, rvnn-exec-differentiate and "
+      "rvnn-exec-check-contract",
       buildCompilePipeline);
 }

@@ -38,7 +38,7 @@
 // MANIFEST-NEXT: "rvnn_kernel_ew_tanh_grad"
 // MANIFEST-NEXT: ]
 // MANIFEST-NEXT: "target": "{{.+}}"
-// MANIFEST: "version": 2
+// MANIFEST: "version": 3
 
 // PLAN: "functions": [
 // PLAN: "op": "rvnn_exec.elementwise"

@@ -18,7 +18,7 @@
 // MANIFEST-NEXT: "role": "plan"
 // MANIFEST-NEXT: "sha256": "[[SHA]]"
 // MANIFEST: "format": "rvnn-compiled-model"
-// MANIFEST: "version": 2
+// MANIFEST: "version": 3
 
 // REFUSED: tiny.mlir:3:1: error: 'rvnn.param' is outside the execution contract (rvnn_exec)
 // REFUSED: error: 'func.func' is outside the execution contract (rvnn_exec)

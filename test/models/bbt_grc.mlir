@@ -25,4 +25,10 @@
 // EXEC: rvnn_exec.param @
 // EXEC-LABEL: rvnn_exec.func @forward
 // EXEC-NOT: {{ (arith|math|tensor|linalg|func|scf|rvnn)\.}}
+// The loop body runs as one call of compiler-derived functions.
+// EXEC: rvnn_exec.call @forward_body({{.*}}) forward @forward_body_fwd backward @forward_body_bwd grad_inputs
 // EXEC: rvnn_exec.return
+// EXEC: rvnn_exec.func @forward_body(
+// EXEC: rvnn_exec.func @forward_body_fwd(
+// EXEC: rvnn_exec.func @forward_body_bwd(
+// EXEC: rvnn_exec.vjp

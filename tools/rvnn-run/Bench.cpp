@@ -5,6 +5,7 @@
 #include "KernelsOption.h"
 #include "OptionParser.h"
 #include "Output.h"
+#include "RecomputeOption.h"
 #include "StepProfile.h"
 #include "Subcommands.h"
 
@@ -53,7 +54,9 @@ with --seed.
 
 Dispatch ops run the model's generated kernels unless --kernels reference
 (generated kernels are CPU-only; elsewhere the reference bodies run); the
-table and the JSON say which ran.
+table and the JSON say which ran. --recompute (default: the run
+configuration's "recompute") chooses what differentiated calls keep for
+backward.
 
 Prints the median, 10th and 90th percentile step time in milliseconds and
 the peak resident set size, as a table and, with --json, as JSON with every
@@ -179,6 +182,7 @@ struct Measurement {
 int runBench(const std::vector<std::string> &args) {
   std::string configPath, modelDir, dataFiles, lengthList, jsonPath;
   std::string batchList = "1", device = "cpu", kernels = "generated";
+  std::string recompute = "config";
   std::uint64_t seed = 1, warmup = 3, steps = 20, samples = 100, spread = 20;
   unsigned threads = 0;
   bool evalForward = false, profile = false;
@@ -204,6 +208,7 @@ int runBench(const std::vector<std::string> &args) {
              threads);
   parser.add("--device", "NAME", "cpu, cuda or cuda:N", device);
   addKernelsOption(parser, kernels);
+  addRecomputeOption(parser, recompute);
   parser.addFlag("--eval-forward",
                  "forward in evaluation mode (no dropout), to compare with\n"
                  "the dropout-free eager references",
@@ -230,6 +235,8 @@ int runBench(const std::vector<std::string> &args) {
     parser.fail("--batch-sizes is empty");
 
   RunConfig config = readRunConfig(configPath);
+  const RecomputePolicy recomputePolicy =
+      recomputeOption(parser, recompute, config);
   train::TrainerConfig trainer =
       train::TrainerConfig::fromJson(config.training);
   const torch::Device target = selectDevice(device);
@@ -273,6 +280,7 @@ int runBench(const std::vector<std::string> &args) {
       }
 
       CompiledModel model(modelDir, target, seed, kernelMode);
+      model.executionContext().recompute = recomputePolicy;
       std::vector<torch::Tensor> params;
       for (const auto &[name, param] : model.namedParameters())
         params.push_back(param);
@@ -324,9 +332,10 @@ int runBench(const std::vector<std::string> &args) {
   if (trainer.clip > 0)
     table << ", clip " << trainer.clip;
   table << ", forward in " << (evalForward ? "evaluation" : "training")
-        << " mode, " << kernelsRan << " kernels, " << at::get_num_threads()
-        << " thread(s), " << warmup << " warm-up + " << steps
-        << " timed steps\n";
+        << " mode, " << kernelsRan << " kernels, "
+        << recomputePolicyName(recomputePolicy) << " policy, "
+        << at::get_num_threads() << " thread(s), " << warmup << " warm-up + "
+        << steps << " timed steps\n";
   table << std::left << std::setw(24) << "bucket" << std::right << std::setw(10)
         << "lengths" << std::setw(7) << "batch" << std::setw(12) << "median ms"
         << std::setw(10) << "p10 ms" << std::setw(10) << "p90 ms"
@@ -367,6 +376,7 @@ int runBench(const std::vector<std::string> &args) {
                           {"clip", trainer.clip},
                           {"forward_mode", evalForward ? "eval" : "train"},
                           {"kernels", kernelsRan},
+                          {"recompute", recomputePolicyName(recomputePolicy)},
                           {"dtype", "float32"},
                           {"seed", seed},
                           {"warmup", warmup},

@@ -1,6 +1,7 @@
 #include "KernelsOption.h"
 #include "OptionParser.h"
 #include "Output.h"
+#include "RecomputeOption.h"
 #include "Subcommands.h"
 
 #include <numeric>
@@ -27,7 +28,7 @@ nlohmann::json encode(const torch::Tensor &tensor) {
 
 int runDumpGrads(const std::vector<std::string> &args) {
   std::string configPath, modelDir, dataFile, checkpoint, output = "-";
-  std::string kernels = "generated";
+  std::string kernels = "generated", recompute = "config";
   std::uint64_t seed = 1, rows = 8;
   OptionParser parser(
       "rvnn-run dump-grads",
@@ -46,6 +47,7 @@ int runDumpGrads(const std::vector<std::string> &args) {
   parser.add("--output", "FILE", "where to write; - is standard output",
              output);
   addKernelsOption(parser, kernels);
+  addRecomputeOption(parser, recompute);
   if (!parser.parse(args))
     return 0;
   for (const char *required : {"--config", "--model", "--data"})
@@ -61,6 +63,8 @@ int runDumpGrads(const std::vector<std::string> &args) {
 
   CompiledModel model(modelDir, torch::kCPU, seed, kernelMode);
   model.executionContext().compactHalted = config.compactHalted;
+  model.executionContext().recompute =
+      recomputeOption(parser, recompute, config);
   if (!checkpoint.empty())
     train::loadParameters(checkpoint, model, /*best=*/false);
   torch::Tensor loss = model.loss(batch, /*training=*/false);

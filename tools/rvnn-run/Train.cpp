@@ -1,5 +1,6 @@
 #include "KernelsOption.h"
 #include "OptionParser.h"
+#include "RecomputeOption.h"
 #include "Report.h"
 #include "Subcommands.h"
 
@@ -18,7 +19,7 @@ using namespace rvnn::runtime;
 
 int runTrain(const std::vector<std::string> &args) {
   std::string configPath, modelDir, trainFile, devFile, testFiles, outDir;
-  std::string device = "cpu", kernels = "generated";
+  std::string device = "cpu", kernels = "generated", recompute = "config";
   std::uint64_t seed = 1, maxSteps = 0, epochs = 0;
   bool resume = false, overwrite = false;
   OptionParser parser(
@@ -37,6 +38,7 @@ int runTrain(const std::vector<std::string> &args) {
   parser.add("--out", "DIR", "run directory", outDir);
   parser.add("--device", "NAME", "cpu, cuda or cuda:N", device);
   addKernelsOption(parser, kernels);
+  addRecomputeOption(parser, recompute);
   parser.add("--seed", "N", "initialisation, dropout and batch order", seed);
   parser.add("--max-steps", "N", "stop after N optimiser steps (0: config)",
              maxSteps);
@@ -66,6 +68,8 @@ int runTrain(const std::vector<std::string> &args) {
 
   CompiledModel model(modelDir, selectDevice(device), seed, kernelMode);
   model.executionContext().compactHalted = config.compactHalted;
+  model.executionContext().recompute =
+      recomputeOption(parser, recompute, config);
   Dataset trainData = readDataset(config.task, trainFile);
   std::vector<Batch> dev;
   if (!devFile.empty())

@@ -4,6 +4,7 @@
 #include "Dispatch.h"
 #include "Subcommands.h"
 #include "UsageError.h"
+#include "rvnn/Runtime/HostAllocator.h"
 
 #include <iostream>
 
@@ -12,6 +13,7 @@ using namespace rvnn::cli;
 int main(int argc, char **argv) {
   // Generators write megabytes through std::cout; no C stdio mixing here.
   std::ios::sync_with_stdio(false);
+  rvnn::runtime::keepFreedHostMemory();
   const CommandTable table{
       "rvnn-run",
       "subcommand",

@@ -13,7 +13,7 @@ namespace contract = rvnn::contract;
 namespace {
 
 // The whole contract is usable in constant expressions.
-static_assert(contract::kFormatVersion >= 2);
+static_assert(contract::kFormatVersion >= 3);
 static_assert(contract::lookupOp("rvnn_exec.gemm") ==
               contract::OpKind::Library);
 static_assert(!contract::lookupOp("rvnn.gemm"));
@@ -23,7 +23,7 @@ static_assert(contract::keyword(contract::HaltingPolicy::per_sample) ==
               "per_sample");
 
 TEST(ExecContract, FormatFacts) {
-  EXPECT_EQ(contract::kFormatVersion, 2);
+  EXPECT_EQ(contract::kFormatVersion, 3);
   EXPECT_EQ(contract::kModelFormat, "rvnn-compiled-model");
   EXPECT_EQ(contract::kPlanFormat, "rvnn-plan");
   EXPECT_EQ(contract::kDialect, "rvnn_exec");
@@ -32,6 +32,8 @@ TEST(ExecContract, FormatFacts) {
 TEST(ExecContract, LookupOp) {
   EXPECT_EQ(contract::lookupOp("rvnn_exec.gemm"), contract::OpKind::Library);
   EXPECT_EQ(contract::lookupOp("rvnn_exec.recurse"), contract::OpKind::Control);
+  EXPECT_EQ(contract::lookupOp("rvnn_exec.call"), contract::OpKind::Control);
+  EXPECT_EQ(contract::lookupOp("rvnn_exec.vjp"), contract::OpKind::Kernel);
   EXPECT_EQ(contract::lookupOp("rvnn_exec.elementwise"),
             contract::OpKind::Kernel);
   EXPECT_EQ(contract::lookupOp("rvnn_exec.slice"), contract::OpKind::View);

@@ -11,6 +11,7 @@
 
 #include <torch/types.h>
 
+#include "rvnn/Runtime/Ops/Random.h"
 #include "rvnn/Runtime/Plan.h"
 #include "rvnn/Runtime/Profile.h"
 
@@ -29,10 +30,25 @@ enum class KernelMode { Generated, Reference };
 std::optional<KernelMode> parseKernelMode(std::string_view name);
 std::string_view kernelModeName(KernelMode mode);
 
+/// What an rvnn_exec.call whose gradient is recorded keeps for its backward
+/// step: `Save` keeps the residuals its compiler-derived forward returns;
+/// `Recompute` keeps only the call's operands and the draw offset, and reruns
+/// the forward in backward (same draws), trading time for memory.
+enum class RecomputePolicy { Save, Recompute };
+
+/// "save" / "recompute"; nullopt for anything else.
+std::optional<RecomputePolicy> parseRecomputePolicy(std::string_view name);
+std::string_view recomputePolicyName(RecomputePolicy policy);
+
 /// Settings that change what a plan computes.
 struct ExecutionContext {
   bool training = false;
+  /// Seeds `draws` once per top-level forward pass (CompiledModel).
   torch::Generator generator;
+  /// The counter-based stream the drawing ops (dropout, dropout_mask, Gumbel
+  /// top-k, beam_align) draw from and advance.
+  ops::DrawStream draws;
+  RecomputePolicy recompute = RecomputePolicy::Save;
   torch::Device device = torch::kCPU;
   /// Per-sample halting checks "all halted?" on the host every this many
   /// steps; halted samples are frozen, so extra steps change nothing.

@@ -13,7 +13,10 @@ namespace rvnn::runtime {
 /// What the forward passes run with a profile attached executed
 /// (`rvnn-run bench --profile`): op counts by contract kind, the recursion
 /// steps and the dispatches (kernel and library calls) inside them, the GEMM
-/// work, and where the time went per op name.
+/// work, and where the time went per op name. An rvnn_exec.call counts as a
+/// control op and the ops of the function it runs (the callee, or the
+/// compiler-derived forward when gradients are recorded) count as ops of
+/// their own, inside the recursion step that made the call.
 struct ExecutionProfile {
   struct OpTime {
     int64_t calls = 0;
@@ -30,6 +33,9 @@ struct ExecutionProfile {
   double gemmFlops = 0;
   /// Time per op name; control ops are not timed (they contain others).
   std::map<std::string, OpTime> byOp;
+  /// Runs of each plan function (the entry point, and what rvnn_exec.call
+  /// ran: callee, forward or backward function).
+  std::map<std::string, int64_t> functionRuns;
 
   int64_t ops(contract::OpKind kind) const {
     return opsByKind[static_cast<size_t>(kind)];

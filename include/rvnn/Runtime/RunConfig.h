@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "rvnn/Runtime/Executor.h"
 #include "rvnn/Runtime/TaskData.h"
 
 namespace rvnn::runtime {
@@ -24,6 +25,9 @@ struct RunConfig {
   nlohmann::json training;
   /// Drop halted samples from per_sample loops (ExecutionContext).
   bool compactHalted = false;
+  /// What differentiated calls keep for backward ("recompute": "save" or
+  /// "recompute"; ExecutionContext::recompute).
+  RecomputePolicy recompute = RecomputePolicy::Save;
 };
 
 /// Reads and checks a run configuration; errors name the file and the field.

@@ -78,6 +78,9 @@ torch::Tensor CompiledModel::parameter(const std::string &name) const {
 std::vector<RuntimeValue> CompiledModel::forward(const Batch &batch,
                                                  bool training) {
   context.training = training;
+  // One seed per forward pass: the drawing ops then depend only on it and on
+  // their offset in the pass, which is what recomputation replays.
+  context.draws = ops::drawStreamFrom(context.generator);
   std::vector<RuntimeValue> args;
   for (const torch::Tensor &input : batch.inputs)
     args.emplace_back(input.to(context.device));

@@ -73,27 +73,37 @@ struct GeneratedKernelFunction
   static variable_list backward(AutogradContext *ctx, variable_list grads) {
     const auto *kernel = reinterpret_cast<const GeneratedKernel *>(
         static_cast<intptr_t>(ctx->saved_data["kernel"].toInt()));
-    std::vector<Tensor> args = ctx->get_saved_variables();
-    const Tensor like = args.at(0);
-    const size_t numInputs = args.size();
-    for (const Tensor &grad : grads)
-      args.push_back(grad.defined() ? grad.contiguous()
-                                    : at::zeros(like.sizes(), like.options()));
-    // Slots for the kernel pointer and the result count, then one gradient
-    // per input.
-    variable_list inputGrads{Tensor(), Tensor()};
-    for (size_t i = 0; i < numInputs; ++i) {
-      inputGrads.push_back(at::empty(like.sizes(), like.options()));
-      args.push_back(inputGrads.back());
-    }
-    if (like.numel() > 0)
-      callKernel(kernel->backward, args);
-    return inputGrads;
+    std::vector<Tensor> inputGrads =
+        generatedKernelGrads(*kernel, ctx->get_saved_variables(), grads);
+    // Slots for the kernel pointer and the result count come first.
+    variable_list result{Tensor(), Tensor()};
+    result.insert(result.end(), inputGrads.begin(), inputGrads.end());
+    return result;
   }
 };
 
-/// The kernel ABI's requirement: every input one type T (f32 or f64), one
-/// shape, on the CPU.
+} // namespace
+
+std::vector<Tensor> generatedKernelGrads(const GeneratedKernel &kernel,
+                                         const std::vector<Tensor> &inputs,
+                                         const std::vector<Tensor> &grads) {
+  const Tensor &like = inputs.at(0);
+  std::vector<Tensor> args;
+  for (const Tensor &input : inputs)
+    args.push_back(input.contiguous());
+  for (const Tensor &grad : grads)
+    args.push_back(grad.defined() ? grad.contiguous()
+                                  : at::zeros(like.sizes(), like.options()));
+  std::vector<Tensor> inputGrads;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    inputGrads.push_back(at::empty(like.sizes(), like.options()));
+    args.push_back(inputGrads.back());
+  }
+  if (like.numel() > 0)
+    callKernel(kernel.backward, args);
+  return inputGrads;
+}
+
 void checkKernelOperands(const PlanOp &op, const std::vector<Tensor> &inputs) {
   const Tensor &first = inputs.front();
   if (first.scalar_type() != torch::kFloat &&
@@ -107,6 +117,32 @@ void checkKernelOperands(const PlanOp &op, const std::vector<Tensor> &inputs) {
                       " differs from input #0 in shape or dtype; a "
                       "generated kernel takes one tensor type");
 }
+
+const GeneratedKernel *generatedKernelFor(Executor &executor,
+                                          const PlanOp &dispatchOp,
+                                          const std::vector<Tensor> &inputs) {
+  ExecutionContext &ctx = executor.context();
+  if (ctx.kernelMode != KernelMode::Generated || inputs.empty())
+    return nullptr;
+  if (!inputs.front().device().is_cpu()) {
+    static std::once_flag notice;
+    std::call_once(notice, [&] {
+      std::cerr << "rvnn: generated kernels are CPU-only for now; dispatch "
+                   "ops on "
+                << inputs.front().device() << " run their reference bodies\n";
+    });
+    return nullptr;
+  }
+  const Plan &plan = executor.program();
+  if (!plan.kernels)
+    Executor::checkKernels(plan, ctx.kernelMode, inputs.front().device());
+  const GeneratedKernel &kernel = plan.kernels->kernel(
+      attrAs<std::string>(dispatchOp, Dispatch::attr::kernel));
+  checkKernelOperands(dispatchOp, inputs);
+  return &kernel;
+}
+
+namespace {
 
 void runReference(Executor &executor, const PlanOp &op, Frame &frame,
                   const std::vector<Tensor> &inputs) {
@@ -125,28 +161,11 @@ void dispatch(Executor &executor, const PlanOp &op, Frame &frame) {
   std::vector<Tensor> inputs;
   for (size_t i = 0; i < op.operands.size(); ++i)
     inputs.push_back(frame.tensor(op, i));
-  ExecutionContext &ctx = executor.context();
-  bool generated = ctx.kernelMode == KernelMode::Generated && !inputs.empty();
-  if (generated && !inputs.front().device().is_cpu()) {
-    static std::once_flag notice;
-    std::call_once(notice, [&] {
-      std::cerr << "rvnn: generated kernels are CPU-only for now; dispatch "
-                   "ops on "
-                << inputs.front().device() << " run their reference bodies\n";
-    });
-    generated = false;
-  }
-  if (!generated)
+  const GeneratedKernel *kernel = generatedKernelFor(executor, op, inputs);
+  if (!kernel)
     return runReference(executor, op, frame, inputs);
-
-  const Plan &plan = executor.program();
-  if (!plan.kernels)
-    Executor::checkKernels(plan, ctx.kernelMode, inputs.front().device());
-  const GeneratedKernel &kernel =
-      plan.kernels->kernel(attrAs<std::string>(op, Dispatch::attr::kernel));
-  checkKernelOperands(op, inputs);
   variable_list results = GeneratedKernelFunction::apply(
-      &kernel, static_cast<int64_t>(op.results.size()), at::TensorList(inputs));
+      kernel, static_cast<int64_t>(op.results.size()), at::TensorList(inputs));
   for (size_t i = 0; i < results.size(); ++i)
     frame.setResult(op, i, std::move(results[i]));
 }

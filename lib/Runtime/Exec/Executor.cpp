@@ -85,6 +85,8 @@ OpRegistry execOpHandlers() {
   registerLibraryOps(registry);
   registerKernelOps(registry);
   registerDispatchOps(registry);
+  registerCallOp(registry);
+  registerVjpOp(registry);
   return registry;
 }
 
@@ -98,6 +100,18 @@ std::optional<KernelMode> parseKernelMode(std::string_view name) {
 
 std::string_view kernelModeName(KernelMode mode) {
   return mode == KernelMode::Generated ? "generated" : "reference";
+}
+
+std::optional<RecomputePolicy> parseRecomputePolicy(std::string_view name) {
+  if (name == "save")
+    return RecomputePolicy::Save;
+  if (name == "recompute")
+    return RecomputePolicy::Recompute;
+  return std::nullopt;
+}
+
+std::string_view recomputePolicyName(RecomputePolicy policy) {
+  return policy == RecomputePolicy::Save ? "save" : "recompute";
 }
 
 torch::ScalarType scalarType(const std::string &dtype) {
@@ -186,6 +200,8 @@ Executor::call(const std::string &name, const std::vector<RuntimeValue> &args) {
   for (size_t i = 0; i < args.size(); ++i)
     checkType(args[i], function.body.argTypes[i],
               "@" + name + " argument #" + std::to_string(i));
+  if (ctx.profile)
+    ++ctx.profile->functionRuns[name];
   Frame frame(function.numValues);
   return runRegion(function.body, frame, args);
 }

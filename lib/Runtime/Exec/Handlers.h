@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <tuple>
+#include <vector>
 
 namespace rvnn::runtime {
 
@@ -23,6 +24,8 @@ void registerViewOps(OpRegistry &registry);
 void registerLibraryOps(OpRegistry &registry);
 void registerKernelOps(OpRegistry &registry);
 void registerDispatchOps(OpRegistry &registry);
+void registerCallOp(OpRegistry &registry);
+void registerVjpOp(OpRegistry &registry);
 
 const nlohmann::json &attr(const PlanOp &op, std::string_view name);
 
@@ -53,6 +56,38 @@ struct OperandGroup {
   size_t size = 0;
 };
 OperandGroup operandGroup(const PlanOp &op, size_t group);
+
+struct GeneratedKernel;
+
+/// The generated kernel a dispatch op runs: under KernelMode::Generated with
+/// CPU inputs, checked against the kernel ABI (one shape and float type);
+/// null when the dispatch runs its reference body instead. Throws PlanError
+/// when the kernel library was not loaded.
+const GeneratedKernel *
+generatedKernelFor(Executor &executor, const PlanOp &dispatchOp,
+                   const std::vector<torch::Tensor> &inputs);
+
+/// The kernel ABI's requirement: every input one type T (f32 or f64), one
+/// shape, on the CPU.
+void checkKernelOperands(const PlanOp &op,
+                         const std::vector<torch::Tensor> &inputs);
+
+/// A generated kernel's compiler-derived backward (`<kernel>_grad`): the
+/// gradient of every input from the inputs and one gradient per result
+/// (undefined: zeros). It recomputes the forward from the inputs.
+std::vector<torch::Tensor>
+generatedKernelGrads(const GeneratedKernel &kernel,
+                     const std::vector<torch::Tensor> &inputs,
+                     const std::vector<torch::Tensor> &grads);
+
+/// An rvnn_exec.slice with its offsets, sizes and strides resolved (one per
+/// source dim) and its dropped dims sorted.
+struct SliceSpec {
+  std::vector<int64_t> offsets, sizes, strides, dropped;
+};
+SliceSpec sliceSpec(const PlanOp &sliceOp, const Frame &frame);
+/// The strided view of `source` a slice takes, before dropping dims.
+torch::Tensor stridedSlice(const torch::Tensor &source, const SliceSpec &spec);
 
 /// Handlers of ops whose result is a function of their tensor operands only.
 template <size_t Arity, typename Fn> OpHandler tensors(Fn fn) {

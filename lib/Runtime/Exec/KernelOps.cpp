@@ -145,10 +145,6 @@ void convert(Executor &, const PlanOp &op, Frame &frame) {
   frame.setResult(op, 0, input.to(scalarType(op.resultTypes.at(0).dtype)));
 }
 
-torch::Generator *generator(Executor &executor) {
-  return &executor.context().generator;
-}
-
 void layerNorm(Executor &, const PlanOp &op, Frame &frame) {
   frame.setResult(
       op, 0,
@@ -157,14 +153,25 @@ void layerNorm(Executor &, const PlanOp &op, Frame &frame) {
                      attrAs<double>(op, exec::LayerNormOp::attr::epsilon)));
 }
 
-void dropout(Executor &executor, const PlanOp &op, Frame &frame) {
-  using Dropout = exec::DropoutOp;
-  frame.setResult(
-      op, 0,
-      ops::dropout(frame.tensor(op, 0), attrAs<double>(op, Dropout::attr::rate),
-                   attrAs<bool>(op, Dropout::attr::rescale),
-                   attrAs<std::vector<int64_t>>(op, Dropout::attr::shared_dims),
-                   executor.context().training, generator(executor)));
+/// dropout and dropout_mask share their attributes (the ODS of rvnn.dropout)
+/// and draw identically: dropout is `x * dropout_mask(x)`.
+template <typename Apply> OpHandler dropoutLike(Apply apply) {
+  return [apply](Executor &executor, const PlanOp &op, Frame &frame) {
+    using Dropout = exec::DropoutOp;
+    ExecutionContext &ctx = executor.context();
+    frame.setResult(
+        op, 0,
+        apply(frame.tensor(op, 0), attrAs<double>(op, Dropout::attr::rate),
+              attrAs<bool>(op, Dropout::attr::rescale),
+              attrAs<std::vector<int64_t>>(op, Dropout::attr::shared_dims),
+              ctx.training, &ctx.draws));
+  };
+}
+
+/// The adjoint of broadcasting: sum_to_size also sums the leading dims
+/// `input` has beyond `like`.
+torch::Tensor sumToLike(const Tensor &input, const Tensor &like) {
+  return input.sum_to_size(like.sizes());
 }
 
 void softmax(Executor &, const PlanOp &op, Frame &frame) {
@@ -268,7 +275,9 @@ void registerKernelOps(OpRegistry &r) {
   r[exec::ConvertOp::name] = convert;
 
   r[exec::LayerNormOp::name] = layerNorm;
-  r[exec::DropoutOp::name] = dropout;
+  r[exec::DropoutOp::name] = dropoutLike(ops::dropout);
+  r[exec::DropoutMaskOp::name] = dropoutLike(ops::dropoutMask);
+  r[exec::SumToLikeOp::name] = tensors<2>(sumToLike);
   r[exec::GeluOp::name] = tensors<1>(ops::gelu);
   r[exec::SigmoidOp::name] = tensors<1>(ops::sigmoid);
   r[exec::ReluOp::name] = tensors<1>(ops::relu);

@@ -40,16 +40,12 @@ void gemm(Executor &executor, const PlanOp &op, Frame &frame) {
   frame.setResult(op, 0, result);
 }
 
-torch::Generator *generator(Executor &executor) {
-  return &executor.context().generator;
-}
-
 void topk(Executor &executor, const PlanOp &op, Frame &frame) {
   using TopK = exec::TopKOp;
   auto [values, indices] = ops::topk(
       frame.tensor(op, 0), frame.tensor(op, 1),
       attrAs<int64_t>(op, TopK::attr::k), attrAs<bool>(op, TopK::attr::gumbel),
-      executor.context().training, generator(executor));
+      executor.context().training, &executor.context().draws);
   frame.setResult(op, 0, values);
   frame.setResult(op, 1, indices);
 }
@@ -65,7 +61,7 @@ void beamAlign(Executor &executor, const PlanOp &op, Frame &frame) {
       op, 0,
       ops::beamAlign(frame.tensor(op, 0), frame.tensor(op, 1),
                      attrAs<double>(op, BeamAlign::attr::temperature), mode,
-                     generator(executor)));
+                     &executor.context().draws));
 }
 
 } // namespace

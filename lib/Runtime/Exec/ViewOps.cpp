@@ -3,7 +3,6 @@
 #include "Handlers.h"
 
 #include <algorithm>
-#include <functional>
 #include <limits>
 
 namespace rvnn::runtime {
@@ -44,9 +43,9 @@ void reshape(Executor &, const PlanOp &op, Frame &frame) {
                   frame.tensor(op, 0).reshape(resultShape(op, frame, 1)));
 }
 
-/// A strided slice; `dropped_dims` are unit dims of the slice the result
-/// drops.
-void slice(Executor &, const PlanOp &op, Frame &frame) {
+} // namespace
+
+SliceSpec sliceSpec(const PlanOp &op, const Frame &frame) {
   using Slice = exec::SliceOp;
   // static_* entries of kDynamic take the next operand of their group.
   auto resolve = [&](std::string_view name, size_t group) {
@@ -62,29 +61,42 @@ void slice(Executor &, const PlanOp &op, Frame &frame) {
                       " does not match its operands");
     return values;
   };
-  std::vector<int64_t> offsets =
-      resolve(Slice::attr::static_offsets, Slice::operand::offsets);
-  std::vector<int64_t> sizes =
-      resolve(Slice::attr::static_sizes, Slice::operand::sizes);
-  std::vector<int64_t> strides =
-      resolve(Slice::attr::static_strides, Slice::operand::strides);
-  Tensor result = frame.tensor(op, 0);
-  if (offsets.size() != static_cast<size_t>(result.dim()) ||
-      sizes.size() != offsets.size() || strides.size() != offsets.size())
+  SliceSpec spec;
+  spec.offsets = resolve(Slice::attr::static_offsets, Slice::operand::offsets);
+  spec.sizes = resolve(Slice::attr::static_sizes, Slice::operand::sizes);
+  spec.strides = resolve(Slice::attr::static_strides, Slice::operand::strides);
+  spec.dropped = attrAs<std::vector<int64_t>>(op, Slice::attr::dropped_dims);
+  std::sort(spec.dropped.begin(), spec.dropped.end());
+  const size_t rank = static_cast<size_t>(frame.tensor(op, 0).dim());
+  if (spec.offsets.size() != rank || spec.sizes.size() != rank ||
+      spec.strides.size() != rank)
     throw PlanError(op.where() + ": needs one offset, size and stride per "
                                  "source dim");
-  for (size_t d = 0; d < sizes.size(); ++d)
-    result =
-        result.slice(d, offsets[d],
-                     offsets[d] + (sizes[d] - 1) * strides[d] + 1, strides[d]);
-  std::vector<int64_t> dropped =
-      attrAs<std::vector<int64_t>>(op, Slice::attr::dropped_dims);
-  std::sort(dropped.begin(), dropped.end(), std::greater<int64_t>());
-  for (int64_t d : dropped) {
-    if (d < 0 || d >= result.dim() || result.size(d) != 1)
-      throw PlanError(op.where() + ": dropped dim " + std::to_string(d) +
+  return spec;
+}
+
+Tensor stridedSlice(const Tensor &source, const SliceSpec &spec) {
+  Tensor result = source;
+  for (size_t d = 0; d < spec.sizes.size(); ++d)
+    result = result.slice(d, spec.offsets[d],
+                          spec.offsets[d] +
+                              (spec.sizes[d] - 1) * spec.strides[d] + 1,
+                          spec.strides[d]);
+  return result;
+}
+
+namespace {
+
+/// A strided slice; `dropped_dims` are unit dims of the slice the result
+/// drops.
+void slice(Executor &, const PlanOp &op, Frame &frame) {
+  SliceSpec spec = sliceSpec(op, frame);
+  Tensor result = stridedSlice(frame.tensor(op, 0), spec);
+  for (auto d = spec.dropped.rbegin(); d != spec.dropped.rend(); ++d) {
+    if (*d < 0 || *d >= result.dim() || result.size(*d) != 1)
+      throw PlanError(op.where() + ": dropped dim " + std::to_string(*d) +
                       " is not a unit dim of the slice");
-    result = result.squeeze(d);
+    result = result.squeeze(*d);
   }
   frame.setResult(op, 0, result);
 }

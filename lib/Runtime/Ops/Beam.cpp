@@ -1,7 +1,7 @@
 #include "rvnn/Runtime/Ops/Beam.h"
 
-#include "Generator.h"
 #include "rvnn/Runtime/Ops/NN.h"
+#include "rvnn/Runtime/Ops/Random.h"
 
 #include <limits>
 #include <vector>
@@ -12,26 +12,19 @@ namespace {
 
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 
-/// Gumbel(0, 1) noise shaped like `x`: -log(E) with E ~ Exp(1). E is kept off
-/// 0, which some LibTorch versions can draw, so the noise stays finite.
-torch::Tensor gumbelNoise(const torch::Tensor &x, torch::Generator *gen) {
-  return -at::empty_like(x)
-              .exponential_(1, detail::generatorOrDefault(gen))
-              .clamp_min(1e-30)
-              .log();
-}
-
 } // namespace
 
 std::tuple<torch::Tensor, torch::Tensor>
 topk(const torch::Tensor &x, const torch::Tensor &mask, int64_t k, bool gumbel,
-     bool training, torch::Generator *gen) {
+     bool training, DrawStream *draws) {
   TORCH_CHECK(k >= 1 && k <= x.size(-1), "topk: k = ", k, " must be in [1, ",
               x.size(-1), "]");
   // Selection is discrete: scores carry no gradient, values gather from x.
   auto scores = x.detach();
-  if (gumbel && training)
-    scores = scores + gumbelNoise(scores, gen);
+  if (gumbel && training) {
+    TORCH_CHECK(draws, "topk: Gumbel noise needs a draw stream");
+    scores = scores + gumbelNoise(*draws, scores.sizes(), scores.options());
+  }
   scores = scores.masked_fill(mask == 0, kNegInf);
   // The op contract: ties go to the lower index. Tensor::topk leaves the
   // order of equal keys unspecified (and equal keys are common: equal tokens
@@ -83,20 +76,25 @@ torch::Tensor beamAccumulate(const torch::Tensor &accu,
 
 torch::Tensor beamAlign(const torch::Tensor &accu,
                         const torch::Tensor &beamMask, double temperature,
-                        AlignMode mode, torch::Generator *gen) {
+                        AlignMode mode, DrawStream *draws) {
   TORCH_CHECK(temperature > 0, "beam_align: temperature must be > 0, got ",
               temperature);
   const int64_t beams = accu.size(1);
   auto top = at::zeros({accu.size(0), 1}, accu.options().dtype(at::kLong));
   if (beams == 1)
     return top;
+  TORCH_CHECK(draws, "beam_align: sampling needs a draw stream");
   // Uniform mode is the sample mode with equal scores, so both respect the
   // beam mask the same way.
   auto scores = mode == AlignMode::Sample ? accu.detach() / temperature
                                           : at::zeros_like(accu);
-  auto probs = maskedSoftmax(scores, beamMask.detach(), -1);
-  auto drawn = probs.multinomial(beams - 1, /*replacement=*/true,
-                                 detail::generatorOrDefault(gen));
+  auto logProbs = maskedSoftmax(scores, beamMask.detach(), -1).log();
+  // Gumbel-max: argmax_b(log p_b + g_b) is a draw from p, one independent
+  // noise row per draw (B-1 draws with replacement).
+  const int64_t batch = accu.size(0);
+  auto noise =
+      gumbelNoise(*draws, {batch, beams - 1, beams}, logProbs.options());
+  auto drawn = (logProbs.unsqueeze(1) + noise).argmax(-1);
   return at::cat({top, drawn}, 1);
 }
 

@@ -1,6 +1,6 @@
 #include "rvnn/Runtime/Ops/NN.h"
 
-#include "Generator.h"
+#include "rvnn/Runtime/Ops/Random.h"
 
 #include <limits>
 
@@ -20,13 +20,14 @@ torch::Tensor layerNorm(const torch::Tensor &x, const torch::Tensor &gamma,
   return at::layer_norm(x, {x.size(-1)}, gamma, beta, epsilon);
 }
 
-torch::Tensor dropout(const torch::Tensor &x, double rate, bool rescale,
-                      const std::vector<int64_t> &sharedDims, bool training,
-                      torch::Generator *gen) {
+torch::Tensor dropoutMask(const torch::Tensor &x, double rate, bool rescale,
+                          const std::vector<int64_t> &sharedDims, bool training,
+                          DrawStream *draws) {
   TORCH_CHECK(rate >= 0 && rate < 1, "dropout: rate must be in [0, 1), got ",
               rate);
   if (!training || rate == 0)
-    return x;
+    return at::ones_like(x);
+  TORCH_CHECK(draws, "dropout: training needs a draw stream");
   std::vector<int64_t> maskShape(x.sizes().begin(), x.sizes().end());
   for (int64_t dim : sharedDims) {
     const int64_t rank = x.dim();
@@ -34,11 +35,22 @@ torch::Tensor dropout(const torch::Tensor &x, double rate, bool rescale,
                 " out of range for rank ", rank);
     maskShape[dim < 0 ? dim + rank : dim] = 1;
   }
-  auto keep = at::empty(maskShape, x.options())
-                  .bernoulli_(1 - rate, detail::generatorOrDefault(gen));
+  // Kept where u >= rate: probability 1 - rate.
+  torch::Tensor keep = uniforms(*draws, maskShape).ge(rate).to(x.options());
   if (rescale)
     keep.div_(1 - rate);
-  return x * keep;
+  return keep.expand(x.sizes());
+}
+
+torch::Tensor dropout(const torch::Tensor &x, double rate, bool rescale,
+                      const std::vector<int64_t> &sharedDims, bool training,
+                      DrawStream *draws) {
+  if (!training || rate == 0) {
+    TORCH_CHECK(rate >= 0 && rate < 1, "dropout: rate must be in [0, 1), got ",
+                rate);
+    return x;
+  }
+  return x * dropoutMask(x, rate, rescale, sharedDims, training, draws);
 }
 
 torch::Tensor gelu(const torch::Tensor &x) { return at::gelu(x); }

@@ -65,3 +65,69 @@ rvnn_exec.func @return_types(%x: tensor<4xf32>) -> tensor<4xf64> {
   // expected-error @+1 {{returns 'tensor<4xf32>', the function declares 'tensor<4xf64>'}}
   rvnn_exec.return %x : tensor<4xf32>
 }
+
+// -----
+
+rvnn_exec.func @step(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  rvnn_exec.return %x : tensor<?x4xf32>
+}
+rvnn_exec.func @step_bwd(%dy: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  rvnn_exec.return %dy : tensor<?x4xf32>
+}
+rvnn_exec.func @call_forward_missing(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{refers to @missing, which is not an rvnn_exec.func}}
+  %y = rvnn_exec.call @step(%x) forward @missing backward @step_bwd grad_inputs [0] : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  rvnn_exec.return %y : tensor<?x4xf32>
+}
+
+// -----
+
+rvnn_exec.func @step(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  rvnn_exec.return %x : tensor<?x4xf32>
+}
+rvnn_exec.func @step_bwd(%dy: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  rvnn_exec.return %dy : tensor<?x4xf32>
+}
+rvnn_exec.func @call_grad_input(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{grad_inputs entry 1 is not an operand index}}
+  %y = rvnn_exec.call @step(%x) forward @step backward @step_bwd grad_inputs [1] : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  rvnn_exec.return %y : tensor<?x4xf32>
+}
+
+// -----
+
+rvnn_exec.func @step(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  rvnn_exec.return %x : tensor<?x4xf32>
+}
+rvnn_exec.func @step_bwd(%dy: tensor<?x4xf32>, %z: tensor<?x4xf64>) -> tensor<?x4xf64> {
+  rvnn_exec.return %z : tensor<?x4xf64>
+}
+rvnn_exec.func @call_backward_type(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{expects @step_bwd to have type '(tensor<?x4xf32>) -> tensor<?x4xf32>', it has '(tensor<?x4xf32>, tensor<?x4xf64>) -> tensor<?x4xf64>'}}
+  %y = rvnn_exec.call @step(%x) forward @step backward @step_bwd grad_inputs [0] : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  rvnn_exec.return %y : tensor<?x4xf32>
+}
+
+// -----
+
+rvnn_exec.func @vjp_grad_type(%x: tensor<?x4xf32>, %dy: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{grad_inputs entry 2 is not a primal index}}
+  %dx = rvnn_exec.vjp (%x) cotangents (%dy) grad_inputs [2] : (tensor<?x4xf32>), (tensor<?x4xf32>) -> tensor<?x4xf32> {
+  ^bb0(%a: tensor<?x4xf32>):
+    %y = rvnn_exec.gelu %a : tensor<?x4xf32>
+    rvnn_exec.yield %y : tensor<?x4xf32>
+  }
+  rvnn_exec.return %dx : tensor<?x4xf32>
+}
+
+// -----
+
+rvnn_exec.func @vjp_yield(%x: tensor<?x4xf32>, %dy: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // expected-error @+1 {{body must yield one result per cotangent, of types 'tensor<?x4xf32>', 'tensor<?x4xf32>'}}
+  %dx = rvnn_exec.vjp (%x) cotangents (%dy, %dy) grad_inputs [0] : (tensor<?x4xf32>), (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x4xf32> {
+  ^bb0(%a: tensor<?x4xf32>):
+    %y = rvnn_exec.gelu %a : tensor<?x4xf32>
+    rvnn_exec.yield %y : tensor<?x4xf32>
+  }
+  rvnn_exec.return %dx : tensor<?x4xf32>
+}

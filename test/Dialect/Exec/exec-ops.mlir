@@ -65,3 +65,42 @@ rvnn_exec.func @loops(%h0: tensor<?x4xf32>, %halt: tensor<?xi1>,
   }
   rvnn_exec.return %h, %root : tensor<?x4xf32>, tensor<?x4xf32>
 }
+
+// -----
+
+// The ops of compiler-derived backward programs.
+// CHECK-LABEL: rvnn_exec.func @step
+rvnn_exec.func @step(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // CHECK: rvnn_exec.dropout_mask %{{.*}} {rate = 1.000000e-01 : f64} : tensor<?x4xf32>
+  %m = rvnn_exec.dropout_mask %x {rate = 1.000000e-01 : f64} : tensor<?x4xf32>
+  %y = rvnn_exec.elementwise <mul> %x, %m : tensor<?x4xf32>
+  rvnn_exec.return %y : tensor<?x4xf32>
+}
+rvnn_exec.func @step_fwd(%x: tensor<?x4xf32>) -> (tensor<?x4xf32>, tensor<?x4xf32>) {
+  %m = rvnn_exec.dropout_mask %x {rate = 1.000000e-01 : f64} : tensor<?x4xf32>
+  %y = rvnn_exec.elementwise <mul> %x, %m : tensor<?x4xf32>
+  rvnn_exec.return %y, %x : tensor<?x4xf32>, tensor<?x4xf32>
+}
+// CHECK-LABEL: rvnn_exec.func @step_bwd
+rvnn_exec.func @step_bwd(%x: tensor<?x4xf32>, %dy: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // CHECK: rvnn_exec.vjp(%{{.*}}) cotangents(%{{.*}}) grad_inputs [0] : (tensor<?x4xf32>), (tensor<?x4xf32>) -> tensor<?x4xf32>
+  %dx = rvnn_exec.vjp (%x) cotangents (%dy) grad_inputs [0] : (tensor<?x4xf32>), (tensor<?x4xf32>) -> tensor<?x4xf32> {
+  ^bb0(%a: tensor<?x4xf32>):
+    // CHECK: rvnn_exec.gelu
+    %g = rvnn_exec.gelu %a : tensor<?x4xf32>
+    rvnn_exec.yield %g : tensor<?x4xf32>
+  }
+  rvnn_exec.return %dx : tensor<?x4xf32>
+}
+// CHECK-LABEL: rvnn_exec.func @bias_grad
+rvnn_exec.func @bias_grad(%dy: tensor<?x4xf32>, %b: tensor<4xf32>) -> tensor<4xf32> {
+  // CHECK: rvnn_exec.sum_to_like %{{.*}}, %{{.*}} : tensor<?x4xf32>, tensor<4xf32>
+  %db = rvnn_exec.sum_to_like %dy, %b : tensor<?x4xf32>, tensor<4xf32>
+  rvnn_exec.return %db : tensor<4xf32>
+}
+// CHECK-LABEL: rvnn_exec.func @caller
+rvnn_exec.func @caller(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // CHECK: rvnn_exec.call @step(%{{.*}}) forward @step_fwd backward @step_bwd grad_inputs [0] : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  %y = rvnn_exec.call @step(%x) forward @step_fwd backward @step_bwd grad_inputs [0] : (tensor<?x4xf32>) -> tensor<?x4xf32>
+  rvnn_exec.return %y : tensor<?x4xf32>
+}

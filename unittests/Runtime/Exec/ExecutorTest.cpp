@@ -5,6 +5,8 @@
 #include "rvnn/Dialect/Exec/ExecContract.h"
 #include "rvnn/Runtime/Ops/NN.h"
 
+#include "PlanJson.h"
+
 #include <filesystem>
 #include <fstream>
 #include <limits>
@@ -13,7 +15,7 @@
 #include <torch/torch.h>
 
 using namespace rvnn::runtime;
-using nlohmann::json;
+using namespace rvnn::runtime::planjson;
 namespace contract = rvnn::contract;
 namespace exec = rvnn::contract::ops;
 
@@ -21,57 +23,10 @@ namespace {
 
 constexpr int64_t kDynamic = std::numeric_limits<int64_t>::min();
 
-std::string str(std::string_view text) { return std::string(text); }
-
-json type(const std::string &dtype, std::vector<int64_t> shape,
-          bool tensor = true) {
-  return {{"dtype", dtype}, {"shape", shape}, {"tensor", tensor}};
-}
-
-json value(int64_t id, json valueType) {
-  return {{"id", id}, {"type", std::move(valueType)}};
-}
-
-json op(std::string_view opName, std::vector<int64_t> operands, json results,
-        json attrs = json::object(), json regions = json::array()) {
-  return {{"op", str(opName)},  {"operands", operands},
-          {"results", results}, {"attrs", attrs},
-          {"regions", regions}, {"loc", "test.mlir:1:1"}};
-}
-
-/// Writes `files` (path -> contents) into a fresh directory `name` with a
-/// manifest listing each with its role and SHA-256; returns the directory.
-std::string writeModel(const std::string &name,
-                       const std::vector<std::array<std::string, 3>> &files) {
-  std::filesystem::path dir =
-      std::filesystem::path(testing::TempDir()) / ("rvnn-exec-" + name);
-  std::filesystem::remove_all(dir);
-  std::filesystem::create_directories(dir);
-  json listed = json::array();
-  for (const auto &[path, role, contents] : files) {
-    std::ofstream(dir / path) << contents;
-    listed.push_back(
-        {{"path", path}, {"role", role}, {"sha256", sha256Hex(contents)}});
-  }
-  json manifest = {{"format", str(contract::kModelFormat)},
-                   {"version", contract::kFormatVersion},
-                   {"compiler", "hand-written"},
-                   {"files", listed}};
-  std::ofstream(dir / "manifest.json") << manifest.dump();
-  return dir.string();
-}
-
 /// A plan holding `@forward` with these arguments and body, as text.
 std::string planText(json args, json body) {
-  json plan = {{"format", str(contract::kPlanFormat)},
-               {"version", contract::kFormatVersion},
-               {"params", json::array()},
-               {"functions",
-                {{{"name", "forward"},
-                  {"args", args},
-                  {"body", body},
-                  {"result_types", json::array()}}}}};
-  return plan.dump();
+  return planjson::planText(json::array(
+      {planjson::function("forward", std::move(args), std::move(body))}));
 }
 
 /// Writes a compiled-model directory holding `@forward` and loads it.
@@ -96,10 +51,6 @@ std::vector<RuntimeValue> run(const Plan &plan,
   Executor executor(
       plan, [](const std::string &) { return torch::Tensor(); }, context);
   return executor.call("forward", args);
-}
-
-json returnOp(std::vector<int64_t> operands) {
-  return op(exec::ReturnOp::name, std::move(operands), json::array());
 }
 
 } // namespace
@@ -396,15 +347,18 @@ TEST(Loader, ExactlyOnePlanAndTheContractVersion) {
   EXPECT_NE(loadError(none).find("exactly one file with role 'plan'"),
             std::string::npos)
       << loadError(none);
-  std::string v3 = writeModel("v3", {{"plan.json", "plan", plan}});
-  std::ifstream in(v3 + "/manifest.json");
+  // The next format version, which this runtime cannot know.
+  const int64_t next = contract::kFormatVersion + 1;
+  std::string newer = writeModel("newer", {{"plan.json", "plan", plan}});
+  std::ifstream in(newer + "/manifest.json");
   json manifest = json::parse(in);
-  manifest["version"] = 3;
-  std::ofstream(v3 + "/manifest.json") << manifest.dump();
-  EXPECT_EQ(loadError(v3),
-            v3 + "/manifest.json: format version 3 is not supported by this "
-                 "runtime (reads version 2); recompile the model with this "
-                 "release");
+  manifest["version"] = next;
+  std::ofstream(newer + "/manifest.json") << manifest.dump();
+  EXPECT_EQ(loadError(newer),
+            newer + "/manifest.json: format version " + std::to_string(next) +
+                " is not supported by this runtime (reads version " +
+                std::to_string(contract::kFormatVersion) +
+                "); recompile the model with this release");
 }
 
 namespace {
@@ -419,19 +373,8 @@ protected:
 
   RuntimeValue run(std::string_view opName, std::vector<RuntimeValue> operands,
                    ValueType resultType, json attrs = json::object()) {
-    PlanOp op;
-    op.name = str(opName);
-    op.loc = "test.mlir:1:1";
-    for (size_t i = 0; i < operands.size(); ++i)
-      op.operands.push_back(static_cast<int64_t>(i));
-    op.results = {static_cast<int64_t>(operands.size())};
-    op.resultTypes = {std::move(resultType)};
-    op.attrs = std::move(attrs);
-    Frame frame(static_cast<int64_t>(operands.size()) + 1);
-    for (size_t i = 0; i < operands.size(); ++i)
-      frame.bind(static_cast<int64_t>(i), operands[i]);
-    handlers.at(opName)(executor, op, frame);
-    return frame.get(op, op.results[0]);
+    return runSingleOp(executor, opName, std::move(operands),
+                       std::move(resultType), std::move(attrs));
   }
 
   torch::Tensor tensor(std::string_view opName,
@@ -450,7 +393,6 @@ protected:
   Plan plan;
   ExecutionContext context;
   Executor executor;
-  OpRegistry handlers = execOpHandlers();
 };
 
 } // namespace

@@ -258,6 +258,87 @@ TEST_P(GeneratedKernelTest, UnusedResultHasUndefinedGradient) {
             backwardTolerance());
 }
 
+namespace {
+
+/// `vjp (primals) cotangents (cotangents) grad_inputs [all]` around a copy
+/// of the plan's dispatch `dispatch`, with fresh value ids from `firstId`
+/// for the primals, then the cotangents, then the results.
+PlanOp vjpOfDispatch(const PlanOp &dispatch, int64_t firstId) {
+  namespace exec = rvnn::contract::ops;
+  const PlanRegion &kernelBody = dispatch.regions.at(0);
+  const int64_t numPrimals = static_cast<int64_t>(dispatch.operands.size());
+  const int64_t numResults = static_cast<int64_t>(dispatch.results.size());
+  PlanOp vjp;
+  vjp.name = std::string(exec::VjpOp::name);
+  vjp.loc = "test.mlir:1:1";
+  std::vector<int64_t> gradInputs;
+  for (int64_t i = 0; i < numPrimals + numResults; ++i)
+    vjp.operands.push_back(firstId + i);
+  for (int64_t i = 0; i < numPrimals; ++i) {
+    gradInputs.push_back(i);
+    vjp.results.push_back(firstId + numPrimals + numResults + i);
+    vjp.resultTypes.push_back(kernelBody.argTypes.at(i));
+  }
+  vjp.attrs = {{"operandSegmentSizes", {numPrimals, numResults}},
+               {"grad_inputs", gradInputs}};
+  PlanOp yield;
+  yield.name = std::string(exec::YieldOp::name);
+  yield.operands = dispatch.results;
+  PlanRegion body;
+  body.args = dispatch.operands;
+  body.argTypes = kernelBody.argTypes;
+  body.body = {dispatch, yield};
+  vjp.regions.push_back(body);
+  return vjp;
+}
+
+} // namespace
+
+TEST_P(GeneratedKernelTest, VjpOfDispatchCallsTheGeneratedBackward) {
+  // The vjp's fast rule for a dispatch under generated kernels is the
+  // kernel's _grad entry point; under reference kernels it is autograd
+  // through the dispatch's body. Both must agree.
+  Plan plan = loadPlan(compiled(GetParam()));
+  const PlanFunction &forward = plan.function("forward");
+  const PlanOp *dispatch = nullptr;
+  for (const PlanOp &op : forward.body.body)
+    if (op.name == rvnn::contract::ops::DispatchOp::name && !dispatch)
+      dispatch = &op;
+  ASSERT_NE(dispatch, nullptr);
+  const int64_t firstId = forward.numValues;
+  PlanOp vjp = vjpOfDispatch(*dispatch, firstId);
+  const size_t numPrimals = dispatch->operands.size();
+  const size_t numResults = dispatch->results.size();
+
+  auto grads = [&](KernelMode mode) {
+    ExecutionProfile profile;
+    ExecutionContext context;
+    context.kernelMode = mode;
+    context.profile = &profile;
+    Executor executor(
+        plan, [](const std::string &) { return Tensor(); }, context);
+    Frame frame(firstId + static_cast<int64_t>(2 * numPrimals + numResults));
+    for (size_t i = 0; i < numPrimals + numResults; ++i)
+      frame.bind(
+          firstId + static_cast<int64_t>(i),
+          rvnn::runtime::ops::testing::uniformDoubles({6, 5}, -2.0, 2.0, 40 + i)
+              .to(dtype()));
+    execOpHandlers().at(vjp.name)(executor, vjp, frame);
+    // The generated backward runs no op of the body; autograd runs them.
+    EXPECT_EQ(profile.byOp.empty(), mode == KernelMode::Generated);
+    std::vector<Tensor> result;
+    for (int64_t id : vjp.results)
+      result.push_back(std::get<Tensor>(frame.get(vjp, id)));
+    return result;
+  };
+  std::vector<Tensor> generated = grads(KernelMode::Generated);
+  std::vector<Tensor> reference = grads(KernelMode::Reference);
+  ASSERT_EQ(generated.size(), numPrimals);
+  for (size_t i = 0; i < numPrimals; ++i)
+    EXPECT_LE(maxRelativeError(generated[i], reference[i]), backwardTolerance())
+        << "cotangent of primal #" << i;
+}
+
 INSTANTIATE_TEST_SUITE_P(Dtypes, GeneratedKernelTest,
                          testing::Values("f64", "f32"),
                          [](const auto &info) { return info.param; });

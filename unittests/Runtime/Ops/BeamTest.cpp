@@ -2,7 +2,6 @@
 
 #include "GradCheck.h"
 
-#include <ATen/CPUGeneratorImpl.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -24,12 +23,13 @@ torch::Tensor doubles(std::vector<double> values, at::IntArrayRef shape) {
   return at::tensor(values, kDouble).view(shape);
 }
 
-/// Indices drawn by a topk with Gumbel noise from a generator seeded `seed`.
+/// Indices drawn by a topk with Gumbel noise from a draw stream seeded
+/// `seed`.
 torch::Tensor gumbelTopk(const torch::Tensor &x, const torch::Tensor &mask,
                          uint64_t seed) {
-  auto gen = at::detail::createCPUGenerator(seed);
+  ops::DrawStream draws{seed, 0};
   return std::get<1>(
-      ops::topk(x, mask, 3, /*gumbel=*/true, /*training=*/true, &gen));
+      ops::topk(x, mask, 3, /*gumbel=*/true, /*training=*/true, &draws));
 }
 
 } // namespace
@@ -42,8 +42,8 @@ TEST(BeamOps, TopkNeverPicksMaskedEntries) {
   EXPECT_TRUE(at::equal(indices, at::tensor({5, 4, 2, 1}, kLong).view({2, 2})));
   EXPECT_TRUE(at::equal(values, x.gather(1, indices)));
   for (uint64_t seed = 0; seed < 20; ++seed) {
-    auto gen = at::detail::createCPUGenerator(seed);
-    auto noisy = std::get<1>(ops::topk(x, mask, 2, true, true, &gen));
+    ops::DrawStream draws{seed, 0};
+    auto noisy = std::get<1>(ops::topk(x, mask, 2, true, true, &draws));
     EXPECT_TRUE(at::equal(mask.gather(1, noisy), at::ones({2, 2}, kDouble)));
   }
 }
@@ -69,11 +69,11 @@ TEST(BeamOps, TopkGumbelIsSeededAndNoiseFree) {
   EXPECT_TRUE(at::equal(first, gumbelTopk(x, mask, 1)));
   EXPECT_FALSE(at::equal(first, gumbelTopk(x, mask, 2)));
   // The noise moves the selection but not the values.
-  auto gen = at::detail::createCPUGenerator(1);
-  auto values = std::get<0>(ops::topk(x, mask, 3, true, true, &gen));
+  ops::DrawStream draws{1, 0};
+  auto values = std::get<0>(ops::topk(x, mask, 3, true, true, &draws));
   EXPECT_TRUE(at::equal(values, x.gather(1, first)));
   // No noise outside training.
-  EXPECT_TRUE(at::equal(std::get<1>(ops::topk(x, mask, 3, true, false, &gen)),
+  EXPECT_TRUE(at::equal(std::get<1>(ops::topk(x, mask, 3, true, false, &draws)),
                         std::get<1>(x.topk(3, -1))));
 }
 
@@ -143,8 +143,8 @@ TEST(BeamOps, BeamAlignKeepsTopBeamAndIsSeeded) {
   mask.narrow(0, 100, 100).narrow(1, 3, 2).zero_();
   for (auto mode : {ops::AlignMode::Sample, ops::AlignMode::Uniform}) {
     auto align = [&](uint64_t seed) {
-      auto gen = at::detail::createCPUGenerator(seed);
-      return ops::beamAlign(accu, mask, 1.0, mode, &gen);
+      ops::DrawStream draws{seed, 0};
+      return ops::beamAlign(accu, mask, 1.0, mode, &draws);
     };
     auto idx = align(7);
     ASSERT_EQ(idx.sizes(), (std::vector<int64_t>{200, 5}));
@@ -154,9 +154,9 @@ TEST(BeamOps, BeamAlignKeepsTopBeamAndIsSeeded) {
     EXPECT_TRUE((idx.narrow(0, 100, 100) < 3).all().item<bool>());
   }
   // A low temperature concentrates the draws on the best beam.
-  auto gen = at::detail::createCPUGenerator(9);
+  ops::DrawStream draws{9, 0};
   auto sharp = ops::beamAlign(accu, at::ones_like(mask), 1e-4,
-                              ops::AlignMode::Sample, &gen);
+                              ops::AlignMode::Sample, &draws);
   auto best = accu.argmax(1, true);
   EXPECT_TRUE(at::equal(sharp.narrow(1, 1, 4), best.expand({200, 4})));
   // One beam has nothing to draw.

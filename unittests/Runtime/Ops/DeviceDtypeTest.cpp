@@ -227,11 +227,13 @@ TEST(OpsDeviceDtype, RandomOpsRunOnCuda) {
     GTEST_SKIP() << "no GPU";
   const auto cuda = at::TensorOptions().device(at::kCUDA).dtype(at::kFloat);
   auto x = at::ones({4, 6}, cuda);
-  auto dropped = ops::dropout(x, 0.5, true, {1}, true);
+  ops::DrawStream draws{1, 0};
+  auto dropped = ops::dropout(x, 0.5, true, {1}, true, &draws);
   EXPECT_TRUE(((dropped == 0) | (dropped == 2)).all().item<bool>());
-  auto [values, indices] = ops::topk(x, at::ones_like(x), 3, true, true);
+  auto [values, indices] =
+      ops::topk(x, at::ones_like(x), 3, true, true, &draws);
   EXPECT_EQ(indices.device().type(), at::kCUDA);
   auto aligned =
-      ops::beamAlign(x, at::ones_like(x), 1.0, ops::AlignMode::Sample);
+      ops::beamAlign(x, at::ones_like(x), 1.0, ops::AlignMode::Sample, &draws);
   EXPECT_TRUE((aligned.select(1, 0) == 0).all().item<bool>());
 }

@@ -2,7 +2,6 @@
 
 #include "GradCheck.h"
 
-#include <ATen/CPUGeneratorImpl.h>
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -65,16 +64,16 @@ TEST(NNOps, DropoutIsIdentityAtEvaluation) {
 
 TEST(NNOps, DropoutSharesMaskAlongSharedDimsAndRescales) {
   auto x = uniformDoubles({4, 16, 8}, 1, 2, 9);
-  auto gen = at::detail::createCPUGenerator(10);
+  ops::DrawStream draws{10, 0};
   // NDR's per-position gate drop: one decision per (n, s), no rescaling.
-  auto y = ops::dropout(x, 0.5, /*rescale=*/false, {-1}, true, &gen);
+  auto y = ops::dropout(x, 0.5, /*rescale=*/false, {-1}, true, &draws);
   auto dropped = (y == 0).to(at::kDouble);
   auto perPosition = dropped.sum(-1);
   EXPECT_TRUE(((perPosition == 0) | (perPosition == 8)).all().item<bool>());
   EXPECT_TRUE(at::equal(y * (1 - dropped), x * (1 - dropped)));
   EXPECT_GT(perPosition.sum().item<double>(), 0);
 
-  auto scaled = ops::dropout(x, 0.25, /*rescale=*/true, {}, true, &gen);
+  auto scaled = ops::dropout(x, 0.25, /*rescale=*/true, {}, true, &draws);
   auto kept = scaled != 0;
   EXPECT_TRUE(
       at::allclose(scaled.masked_select(kept), x.masked_select(kept) / 0.75));
@@ -82,11 +81,11 @@ TEST(NNOps, DropoutSharesMaskAlongSharedDimsAndRescales) {
 
 TEST(NNOps, DropoutGradients) {
   auto x = uniformDoubles({3, 4, 2}, -1, 1, 11);
-  // A fresh generator with a fixed seed per call keeps the mask fixed.
+  // A fresh draw stream with a fixed seed per call keeps the mask fixed.
   expectGradientsMatchFiniteDifferences(
       [](const Inputs &in) {
-        auto gen = at::detail::createCPUGenerator(12);
-        return ops::dropout(in[0], 0.3, true, {1}, true, &gen);
+        ops::DrawStream draws{12, 0};
+        return ops::dropout(in[0], 0.3, true, {1}, true, &draws);
       },
       {x});
 }

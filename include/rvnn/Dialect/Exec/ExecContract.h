@@ -17,7 +17,7 @@
 namespace rvnn::contract {
 
 // From Exec_Format (class Exec_FormatInfo).
-inline constexpr std::int64_t kFormatVersion = 2;
+inline constexpr std::int64_t kFormatVersion = 3;
 inline constexpr std::string_view kModelFormat = "rvnn-compiled-model";
 inline constexpr std::string_view kPlanFormat = "rvnn-plan";
 inline constexpr std::string_view kDialect = "rvnn_exec";
@@ -139,6 +139,20 @@ struct BroadcastLikeOp {
   };
 };
 
+struct CallOp {
+  static constexpr std::string_view name = "rvnn_exec.call";
+  static constexpr OpKind kind = OpKind::Control;
+  struct operand {
+    static constexpr std::size_t operands = 0;
+  };
+  struct attr {
+    static constexpr std::string_view callee = "callee";
+    static constexpr std::string_view forward = "forward";
+    static constexpr std::string_view backward = "backward";
+    static constexpr std::string_view grad_inputs = "grad_inputs";
+  };
+};
+
 struct CastOp {
   static constexpr std::string_view name = "rvnn_exec.cast";
   static constexpr OpKind kind = OpKind::View;
@@ -241,6 +255,19 @@ struct DispatchOp {
 
 struct DropoutOp {
   static constexpr std::string_view name = "rvnn_exec.dropout";
+  static constexpr OpKind kind = OpKind::Kernel;
+  struct operand {
+    static constexpr std::size_t input = 0;
+  };
+  struct attr {
+    static constexpr std::string_view rate = "rate";
+    static constexpr std::string_view rescale = "rescale";
+    static constexpr std::string_view shared_dims = "shared_dims";
+  };
+};
+
+struct DropoutMaskOp {
+  static constexpr std::string_view name = "rvnn_exec.dropout_mask";
   static constexpr OpKind kind = OpKind::Kernel;
   struct operand {
     static constexpr std::size_t input = 0;
@@ -537,6 +564,15 @@ struct SoftmaxOp {
   };
 };
 
+struct SumToLikeOp {
+  static constexpr std::string_view name = "rvnn_exec.sum_to_like";
+  static constexpr OpKind kind = OpKind::Kernel;
+  struct operand {
+    static constexpr std::size_t input = 0;
+    static constexpr std::size_t like = 1;
+  };
+};
+
 struct TopKOp {
   static constexpr std::string_view name = "rvnn_exec.topk";
   static constexpr OpKind kind = OpKind::Library;
@@ -573,6 +609,20 @@ struct UnchunkOp {
   };
 };
 
+struct VjpOp {
+  static constexpr std::string_view name = "rvnn_exec.vjp";
+  static constexpr OpKind kind = OpKind::Kernel;
+  struct operand {
+    static constexpr std::size_t primals = 0;
+    static constexpr std::size_t cotangents = 1;
+  };
+  struct attr {
+    static constexpr std::string_view grad_inputs = "grad_inputs";
+    static constexpr std::string_view operandSegmentSizes =
+        "operandSegmentSizes";
+  };
+};
+
 struct YieldOp {
   static constexpr std::string_view name = "rvnn_exec.yield";
   static constexpr OpKind kind = OpKind::Control;
@@ -592,7 +642,7 @@ struct OpInfo {
 };
 
 // Every op, sorted by name.
-inline constexpr std::array<OpInfo, 49> kOps = {{
+inline constexpr std::array<OpInfo, 53> kOps = {{
     {ops::AllocOp::name, ops::AllocOp::kind},
     {ops::ArgMaxOp::name, ops::ArgMaxOp::kind},
     {ops::BalancedReduceOp::name, ops::BalancedReduceOp::kind},
@@ -602,6 +652,7 @@ inline constexpr std::array<OpInfo, 49> kOps = {{
     {ops::BeamGatherOp::name, ops::BeamGatherOp::kind},
     {ops::BeamMarginalizeOp::name, ops::BeamMarginalizeOp::kind},
     {ops::BroadcastLikeOp::name, ops::BroadcastLikeOp::kind},
+    {ops::CallOp::name, ops::CallOp::kind},
     {ops::CastOp::name, ops::CastOp::kind},
     {ops::ChunkOp::name, ops::ChunkOp::kind},
     {ops::CompareOp::name, ops::CompareOp::kind},
@@ -613,6 +664,7 @@ inline constexpr std::array<OpInfo, 49> kOps = {{
     {ops::DimOp::name, ops::DimOp::kind},
     {ops::DispatchOp::name, ops::DispatchOp::kind},
     {ops::DropoutOp::name, ops::DropoutOp::kind},
+    {ops::DropoutMaskOp::name, ops::DropoutMaskOp::kind},
     {ops::ElementwiseOp::name, ops::ElementwiseOp::kind},
     {ops::EmbeddingOp::name, ops::EmbeddingOp::kind},
     {ops::FuncOp::name, ops::FuncOp::kind},
@@ -638,9 +690,11 @@ inline constexpr std::array<OpInfo, 49> kOps = {{
     {ops::SliceOp::name, ops::SliceOp::kind},
     {ops::SoftDepthMixOp::name, ops::SoftDepthMixOp::kind},
     {ops::SoftmaxOp::name, ops::SoftmaxOp::kind},
+    {ops::SumToLikeOp::name, ops::SumToLikeOp::kind},
     {ops::TopKOp::name, ops::TopKOp::kind},
     {ops::TransposeOp::name, ops::TransposeOp::kind},
     {ops::UnchunkOp::name, ops::UnchunkOp::kind},
+    {ops::VjpOp::name, ops::VjpOp::kind},
     {ops::YieldOp::name, ops::YieldOp::kind},
 }};
 

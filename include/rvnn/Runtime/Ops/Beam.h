@@ -5,9 +5,11 @@
 
 #include <torch/types.h>
 
+#include "rvnn/Runtime/Ops/Random.h"
+
 /// Reference (ATen) implementations of the rvnn beam ops (RvnnBeamOps.td).
-/// Random draws use `gen` (null: the default generator of the operands'
-/// device), which must live on the operands' device.
+/// Random draws come from a counter-based DrawStream
+/// (rvnn/Runtime/Ops/Random.h), needed only by the calls that draw.
 namespace rvnn::runtime::ops {
 
 /// rvnn.topk over the last dim: masked entries rank below every real one (they
@@ -16,7 +18,7 @@ namespace rvnn::runtime::ops {
 /// (noise-free values `[..., k]`, i64 indices `[..., k]`), best first.
 std::tuple<torch::Tensor, torch::Tensor>
 topk(const torch::Tensor &x, const torch::Tensor &mask, int64_t k, bool gumbel,
-     bool training, torch::Generator *gen = nullptr);
+     bool training, DrawStream *draws = nullptr);
 
 /// rvnn.argmax over the last dim, masked entries excluded → i64 `[..., 1]`.
 torch::Tensor argmax(const torch::Tensor &x, const torch::Tensor &mask);
@@ -43,10 +45,10 @@ enum class AlignMode { Sample, Uniform };
 /// rvnn.beam_align: `accu`, `beamMask` `[N, B]` → i64 `[N, B]`. Index 0 is
 /// beam 0 (the top beam); the other B-1 are drawn with replacement from
 /// masked_softmax(accu / temperature, beamMask) (`Sample`) or uniformly over
-/// the real beams (`Uniform`). Not differentiable.
+/// the real beams (`Uniform`), by Gumbel-max. Not differentiable.
 torch::Tensor beamAlign(const torch::Tensor &accu,
                         const torch::Tensor &beamMask, double temperature,
-                        AlignMode mode, torch::Generator *gen = nullptr);
+                        AlignMode mode, DrawStream *draws = nullptr);
 
 /// rvnn.beam_marginalize: `roots` `[N, B, D]`, `accu`, `beamMask` `[N, B]` →
 /// `[N, D]` = Σ_b w_b·roots_b with

@@ -5,6 +5,8 @@
 
 #include <torch/types.h>
 
+#include "rvnn/Runtime/Ops/Random.h"
+
 /// Reference (ATen) implementations of the rvnn NN ops (RvnnNNOps.td). Each
 /// function implements the op's contract in docs/dialect-design.md; autograd
 /// gives the backward. Masks are float (1 = real token, right padding).
@@ -24,11 +26,19 @@ torch::Tensor layerNorm(const torch::Tensor &x, const torch::Tensor &gamma,
 /// rvnn.dropout. Identity unless `training`; otherwise zeroes with
 /// probability `rate` (0 <= rate < 1), one mask value shared along each dim in
 /// `sharedDims` (negative dims count from the end), kept values scaled by
-/// 1/(1-rate) when `rescale`. `gen` (null: the default generator of x's
-/// device) must live on x's device.
+/// 1/(1-rate) when `rescale`. Draws from `draws` (needed in training), as
+/// `x * dropoutMask(...)`.
 torch::Tensor dropout(const torch::Tensor &x, double rate, bool rescale,
                       const std::vector<int64_t> &sharedDims, bool training,
-                      torch::Generator *gen = nullptr);
+                      DrawStream *draws = nullptr);
+
+/// rvnn_exec.dropout_mask: the multiplier `m` (x's shape and type) with
+/// `x * m == dropout(x)` for the same draws: 0 where dropped, 1/(1-rate) (or
+/// 1 without `rescale`) where kept; ones, drawing nothing, at evaluation or
+/// rate 0.
+torch::Tensor dropoutMask(const torch::Tensor &x, double rate, bool rescale,
+                          const std::vector<int64_t> &sharedDims, bool training,
+                          DrawStream *draws = nullptr);
 
 /// rvnn.gelu (exact erf form), rvnn.sigmoid, rvnn.relu.
 torch::Tensor gelu(const torch::Tensor &x);

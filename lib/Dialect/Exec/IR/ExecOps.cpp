@@ -64,6 +64,52 @@ LogicalResult ReturnOp::verify() {
   return success();
 }
 
+/// `name` must be an rvnn_exec.func of `type` in the enclosing module.
+static LogicalResult verifyFunctionRef(Operation *op,
+                                       SymbolTableCollection &symbols,
+                                       FlatSymbolRefAttr name,
+                                       FunctionType type) {
+  auto func = symbols.lookupNearestSymbolFrom<FuncOp>(op, name);
+  if (!func)
+    return op->emitOpError("refers to ")
+           << name << ", which is not an rvnn_exec.func";
+  if (func.getFunctionType() != type)
+    return op->emitOpError("expects ") << name << " to have type " << type
+                                       << ", it has " << func.getFunctionType();
+  return success();
+}
+
+LogicalResult CallOp::verifySymbolUses(SymbolTableCollection &symbols) {
+  Builder builder(getContext());
+  TypeRange operands = getOperands().getTypes();
+  TypeRange results = getResultTypes();
+  if (failed(verifyFunctionRef(*this, symbols, getCalleeAttr(),
+                               builder.getFunctionType(operands, results))))
+    return failure();
+  auto forward =
+      symbols.lookupNearestSymbolFrom<FuncOp>(*this, getForwardAttr());
+  if (!forward)
+    return emitOpError("refers to ")
+           << getForwardAttr() << ", which is not an rvnn_exec.func";
+  ArrayRef<Type> forwardResults = forward.getResultTypes();
+  if (TypeRange(forward.getArgumentTypes()) != operands ||
+      TypeRange(forwardResults.take_front(results.size())) != results)
+    return emitOpError("expects ")
+           << getForwardAttr() << " to take the operands and return the "
+           << "results first, it has type " << forward.getFunctionType();
+  SmallVector<Type> backwardInputs(forwardResults.drop_front(results.size()));
+  llvm::append_range(backwardInputs, results);
+  SmallVector<Type> grads;
+  for (int64_t index : getGradInputs()) {
+    if (index < 0 || index >= static_cast<int64_t>(operands.size()))
+      return emitOpError("grad_inputs entry ")
+             << index << " is not an operand index";
+    grads.push_back(operands[index]);
+  }
+  return verifyFunctionRef(*this, symbols, getBackwardAttr(),
+                           builder.getFunctionType(backwardInputs, grads));
+}
+
 //===----------------------------------------------------------------------===//
 // Scalars
 //===----------------------------------------------------------------------===//
@@ -149,5 +195,30 @@ LogicalResult DispatchOp::verify() {
   if (!yield || yield->getOperandTypes() != getResultTypes())
     return emitOpError("body must end in rvnn_exec.yield of the results ")
            << getResultTypes();
+  return success();
+}
+
+LogicalResult VjpOp::verify() {
+  Block &body = getBody().front();
+  if (body.getArgumentTypes() != getPrimals().getTypes())
+    return emitOpError("body arguments ")
+           << body.getArgumentTypes() << " do not match the primals "
+           << getPrimals().getTypes();
+  auto yield = dyn_cast<YieldOp>(body.getTerminator());
+  if (!yield || yield->getOperandTypes() != getCotangents().getTypes())
+    return emitOpError("body must yield one result per cotangent, of types ")
+           << getCotangents().getTypes();
+  if (getGradInputs().size() != getGrads().size())
+    return emitOpError("has ") << getGrads().size() << " results for "
+                               << getGradInputs().size() << " grad_inputs";
+  for (auto [index, grad] : llvm::zip(getGradInputs(), getGrads())) {
+    if (index < 0 || index >= static_cast<int64_t>(getPrimals().size()))
+      return emitOpError("grad_inputs entry ")
+             << index << " is not a primal index";
+    if (getPrimals()[index].getType() != grad.getType())
+      return emitOpError("result for primal ")
+             << index << " has type " << grad.getType() << ", the primal "
+             << getPrimals()[index].getType();
+  }
   return success();
 }

@@ -64,8 +64,10 @@ class Exec_FormatInfo<int version, string model, string plan, string abi,
   string kernelSymbolPrefix = symbolPrefix;
   string kernelGradSuffix = gradSuffix;
 }
-// Version 2: programs in rvnn_exec only; every file hashed in the manifest.
-def Exec_Format : Exec_FormatInfo<2, "rvnn-compiled-model", "rvnn-plan",
+// Version 3: compiler-derived backward functions (call, vjp) and
+// counter-based random draws; version 2: programs in rvnn_exec only, every
+// file hashed in the manifest.
+def Exec_Format : Exec_FormatInfo<3, "rvnn-compiled-model", "rvnn-plan",
                                   "rvnn-memref-v1", "rvnn_kernel_", "_grad">;
 
 #endif // RVNN_EXEC_DIALECT_TD

@@ -133,10 +133,42 @@ def Exec_RecurseOp : Exec_Op<"recurse", "control", [
   }];
 }
 
+def Exec_CallOp : Exec_Op<"call", "control", [
+    DeclareOpInterfaceMethods<SymbolUserOpInterface>]> {
+  let summary = "a call of a function the compiler differentiated";
+  let description = [{
+    Runs `callee` on `operands`. When gradients are recorded, runs `forward`
+    instead (the callee's results, then its residuals: the values its
+    backward needs) and records one backward step: `backward` takes the
+    residuals, then one cotangent per result, and returns the cotangents of
+    the operands listed in `grad_inputs`, in that order. All three functions
+    are compiler-derived (`rvnn-exec-differentiate`). Under the runtime's
+    `recompute` policy the step keeps only its operands and reruns `forward`
+    in backward, drawing the same random numbers (counter-based draws).
+
+    Example:
+    ```mlir
+    %h = rvnn_exec.call @step(%x, %w) forward @step_fwd backward @step_bwd
+        grad_inputs [0, 1] : (tensor<?x4xf32>, tensor<4x4xf32>)
+        -> tensor<?x4xf32>
+    ```
+  }];
+  let arguments = (ins FlatSymbolRefAttr:$callee, FlatSymbolRefAttr:$forward,
+                       FlatSymbolRefAttr:$backward,
+                       DenseI64ArrayAttr:$grad_inputs,
+                       Variadic<AnyType>:$operands);
+  let results = (outs Variadic<AnyType>:$results);
+  let assemblyFormat = [{
+    $callee `(` $operands `)` `forward` $forward `backward` $backward
+    `grad_inputs` $grad_inputs attr-dict `:`
+    functional-type($operands, $results)
+  }];
+}
+
 def Exec_YieldOp : Exec_Op<"yield", "control", [
     Pure, Terminator,
-    ParentOneOf<["RecurseOp", "BalancedReduceOp", "DispatchOp"]>]> {
-  let summary = "terminator of recurse, balanced_reduce and dispatch bodies";
+    ParentOneOf<["RecurseOp", "BalancedReduceOp", "DispatchOp", "VjpOp"]>]> {
+  let summary = "terminator of recurse, balanced_reduce, dispatch and vjp bodies";
   let description = [{
     Executes `rvnn.yield`: the next state (or the parents, or a dispatch's
     results); with `has_halt` the last operand is the per-sample halt flag.
@@ -395,6 +427,86 @@ def Exec_DispatchOp : Exec_Op<"dispatch", "kernel", [
     $body
   }];
   let hasVerifier = 1;
+}
+
+def Exec_VjpOp : Exec_Op<"vjp", "kernel", [
+    AttrSizedOperandSegments, IsolatedFromAbove, SingleBlock]> {
+  let summary = "the vector-Jacobian product of one primal op";
+  let description = [{
+    The cotangents of `primals` (those listed in `grad_inputs`, in order)
+    given `cotangents` of the results of the body: the body applies one
+    primal op to block arguments standing for `primals` and yields its
+    results. The runtime applies the op's derivative: a generated backward
+    kernel for a dispatch under `--kernels generated`, ATen's backward
+    function for the ops it has one for, and otherwise ATen autograd through
+    the op's reference implementation. `rvnn-exec-differentiate` emits it
+    for ops whose derivative it does not write as contract ops itself; it
+    never emits it for an op that draws random numbers.
+
+    Example:
+    ```mlir
+    %dx = rvnn_exec.vjp (%x) cotangents (%dy) grad_inputs [0]
+        : (tensor<?x4xf32>), (tensor<?x4xf32>) -> tensor<?x4xf32> {
+    ^bb0(%a: tensor<?x4xf32>):
+      %y = rvnn_exec.gelu %a : tensor<?x4xf32>
+      rvnn_exec.yield %y : tensor<?x4xf32>
+    }
+    ```
+  }];
+  let arguments = (ins Variadic<AnyType>:$primals,
+                       Variadic<AnyRankedTensor>:$cotangents,
+                       DenseI64ArrayAttr:$grad_inputs);
+  let results = (outs Variadic<AnyRankedTensor>:$grads);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = [{
+    `(` $primals `)` `cotangents` `(` $cotangents `)` `grad_inputs`
+    $grad_inputs attr-dict `:` `(` type($primals) `)` `,`
+    `(` type($cotangents) `)` `->` type($grads) $body
+  }];
+  let hasVerifier = 1;
+}
+
+def Exec_SumToLikeOp : Exec_Op<"sum_to_like", "kernel", [
+    Pure, AllTypesMatch<["like", "result"]>]> {
+  let summary = "sums a broadcast tensor back to the shape it came from";
+  let description = [{
+    The adjoint of broadcasting: sums `input` over the leading dims it has
+    beyond `like` and over the dims where `like` has size 1 (ATen's
+    `sum_to_size`). Only `like`'s shape is read.
+
+    Example:
+    ```mlir
+    %db = rvnn_exec.sum_to_like %dy, %b : tensor<?x4xf32>, tensor<4xf32>
+    ```
+  }];
+  let arguments = (ins Rvnn_FloatTensor:$input, Rvnn_FloatTensor:$like);
+  let results = (outs Rvnn_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $like attr-dict `:` type($input) `,` type($like)
+  }];
+}
+
+def Exec_DropoutMaskOp
+    : Exec_Op<"dropout_mask", "kernel",
+              !listconcat(Exec_Draws, [AllTypesMatch<["input", "result"]>])> {
+  let summary = "the multiplier dropout applies";
+  let description = [{
+    The tensor `m` with `input * m == rvnn_exec.dropout(input)` for the same
+    draws: in training 0 where an element is dropped and `1/(1-rate)` (or 1
+    without `rescale`) where kept, shared along `shared_dims`; ones at
+    evaluation. `rvnn-exec-differentiate` splits dropout into this and a
+    product so that backward multiplies by the same mask. Only `input`'s
+    shape is read.
+
+    Example:
+    ```mlir
+    %m = rvnn_exec.dropout_mask %x {rate = 1.000000e-01 : f64}
+        : tensor<?x4xf32>
+    ```
+  }];
+  let arguments = Rvnn_DropoutOp.arguments;
+  let results = (outs Rvnn_FloatTensor:$result);
+  let assemblyFormat = "$input attr-dict `:` type($result)";
 }
 
 def Exec_ElementwiseOp : Exec_Op<"elementwise", "kernel", [

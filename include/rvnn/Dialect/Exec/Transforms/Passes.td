@@ -98,4 +98,48 @@ def RvnnExecOutlineKernels
   ];
 }
 
+def RvnnExecDifferentiate
+    : Pass<"rvnn-exec-differentiate", "::mlir::ModuleOp"> {
+  let summary = "Derive the backward of every loop body in reverse mode";
+  let description = [{
+    For every `recurse` and `balanced_reduce` in an `rvnn_exec.func @G`, the
+    loop body is outlined into `@G_body` (its block arguments, then the
+    values it captures; index constants are cloned in) and differentiated:
+
+    - `@G_body_fwd` is `@G_body` with every `dropout` split into
+      `dropout_mask` and a product (so the backward multiplies by the mask
+      the forward drew), returning the body's results and then its
+      residuals: the primal values the backward reads;
+    - `@G_body_bwd` takes the residuals, then one cotangent per result, and
+      returns the cotangents of the inputs that have one (`grad_inputs`).
+
+    The body becomes `rvnn_exec.call @G_body(...) forward @G_body_fwd
+    backward @G_body_bwd`, which the runtime records as one backward step
+    per iteration (or per tree level); with the runtime's `recompute` policy
+    the step keeps only its inputs and reruns `@G_body_fwd` in backward.
+
+    Only values on a path from a parameter (activity analysis through loop
+    state to a fixed point) carry cotangents. The reverse sweep accumulates
+    cotangents of values used more than once with `elementwise <add>`, and
+    writes the derivatives of `elementwise` `add`/`sub`/`mul`/`div`/`neg`/
+    `exp`/`log`, `reshape`, `cast`, `transpose`, `broadcast_like` (as
+    `sum_to_like`) and `concat` (as slices) as contract ops; every other op
+    gets an `rvnn_exec.vjp` holding the primal op (for a dispatch, the
+    runtime calls the generated backward kernel). Shape queries the
+    backward needs are emitted on the forward side so that only sizes, not
+    tensors, become residuals.
+
+    A body holding a nested loop, or an op that draws random numbers
+    (`topk` with Gumbel noise, `beam_align`) on a differentiable path, is
+    left unchanged with a remark naming the op; it then runs with ATen's
+    autograd as before. `-mlir-pass-statistics` counts both outcomes.
+  }];
+  let statistics = [
+    Statistic<"numDifferentiated", "differentiated-runs",
+              "loop bodies and straight-line runs differentiated">,
+    Statistic<"numKept", "kept-runs",
+              "loop bodies and straight-line runs left to autograd">,
+  ];
+}
+
 #endif // RVNN_EXEC_TRANSFORMS_PASSES_TD

@@ -1,0 +1,77 @@
+//===- AdjointRules.h - Reverse-mode rules of the execution ops -*- C++ -*-===//
+//
+// The derivative of each contract op, written as contract ops: what
+// rvnn-exec-differentiate emits for one primal op in the reverse sweep.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef RVNN_LIB_DIALECT_EXEC_TRANSFORMS_ADJOINTRULES_H
+#define RVNN_LIB_DIALECT_EXEC_TRANSFORMS_ADJOINTRULES_H
+
+#include "mlir/IR/Builders.h"
+#include "rvnn/Dialect/Exec/IR/ExecOps.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+
+namespace mlir::rvnn::exec {
+
+/// Float tensors are the only values that carry cotangents.
+bool isDifferentiableType(Type type);
+
+/// Whether `op` draws from the random stream: its derivative cannot be
+/// recomputed by running it again, and draws must keep their order.
+bool drawsRandomNumbers(Operation *op);
+
+/// Whether `op`'s results may depend differentiably on its operands: false
+/// for shape queries, comparisons, masks, allocations and index results.
+bool hasDifferentiableResults(Operation *op);
+
+/// The state of one reverse sweep. Adjoint ops are appended to `backward`'s
+/// block and may use primal values directly (the pass turns those uses into
+/// residuals afterwards); shape queries of primal values are emitted on the
+/// primal side, next to the value, so that only their sizes become
+/// residuals.
+class ReverseSweep {
+public:
+  ReverseSweep(OpBuilder &backward, const llvm::DenseSet<Value> &active)
+      : backward(backward), active(active) {}
+
+  bool isActive(Value value) const { return active.contains(value); }
+  /// The accumulated cotangent of `primal`, or null.
+  Value adjointOf(Value primal) const { return adjoints.lookup(primal); }
+  /// Adds `cotangent` to the adjoint of `primal` (no-op if inactive).
+  void accumulate(Value primal, Value cotangent);
+
+  /// Emits the adjoint ops of `op` given the cotangents of its results
+  /// (null where a result has none). Fails for an op whose derivative the
+  /// contract cannot express; failedOp and failureReason then say why.
+  LogicalResult differentiate(Operation *op, ArrayRef<Value> cotangents);
+
+  Operation *failedOp = nullptr;
+  std::string failureReason;
+
+private:
+  LogicalResult fail(Operation *op, StringRef why);
+  /// The dynamic sizes of `primal`, in order, computed on the primal side.
+  SmallVector<Value> dynamicSizes(Value primal);
+  /// The size of dim `dim` of `primal`: a constant or a primal-side query.
+  Value sizeOf(Value primal, int64_t dim);
+  /// A zero tensor of `primal`'s type.
+  Value zerosLike(Value primal);
+
+  LogicalResult differentiateElementwise(Operation *op, Value cotangent);
+  LogicalResult differentiateView(Operation *op, Value cotangent);
+  LogicalResult differentiateConcat(Operation *op, Value cotangent);
+  LogicalResult differentiateGate(GateOp gate, Value cotangent);
+  /// The fallback: an rvnn_exec.vjp of `op` applied to the cotangents.
+  LogicalResult emitVjp(Operation *op, ArrayRef<Value> cotangents);
+
+  OpBuilder &backward;
+  const llvm::DenseSet<Value> &active;
+  llvm::DenseMap<Value, Value> adjoints;
+  llvm::DenseMap<std::pair<Value, int64_t>, Value> sizes;
+};
+
+} // namespace mlir::rvnn::exec
+
+#endif // RVNN_LIB_DIALECT_EXEC_TRANSFORMS_ADJOINTRULES_H

@@ -1,0 +1,307 @@
+// rvnn_exec.vjp: the cotangents of a primal op's operands, for the backward
+// functions rvnn-exec-differentiate writes. The body applies one primal op to
+// block arguments; a fast rule keyed by that op's name applies its derivative
+// directly (a dispatch's generated `_grad` kernel, ATen's backward functions),
+// and any other op is differentiated by ATen autograd through its reference
+// handler. vjp results carry no gradient themselves (no second order).
+#include "Handlers.h"
+
+#include <functional>
+#include <map>
+#include <optional>
+
+#include <torch/autograd.h>
+
+namespace rvnn::runtime {
+namespace {
+
+using torch::Tensor;
+using Vjp = exec::VjpOp;
+
+/// A fast rule: the cotangent of each operand of the primal op `op` (its
+/// operands are bound in `frame`) given the cotangents of its results;
+/// undefined where `wanted` is false. nullopt when the rule does not cover
+/// this instance of the op (the autograd rule then runs).
+using FastRule = std::function<std::optional<std::vector<Tensor>>(
+    Executor &executor, const PlanOp &op, const Frame &frame,
+    const std::vector<Tensor> &cotangents, const std::vector<bool> &wanted)>;
+
+std::optional<std::vector<Tensor>>
+dispatchRule(Executor &executor, const PlanOp &op, const Frame &frame,
+             const std::vector<Tensor> &cotangents, const std::vector<bool> &) {
+  std::vector<Tensor> inputs;
+  for (size_t i = 0; i < op.operands.size(); ++i)
+    inputs.push_back(frame.tensor(op, i));
+  const GeneratedKernel *kernel = generatedKernelFor(executor, op, inputs);
+  if (!kernel)
+    return std::nullopt;
+  return generatedKernelGrads(*kernel, inputs, cotangents);
+}
+
+/// y = lhs · op(rhs) + bias + accumulator, op(rhs) = rhsᵀ with transpose_rhs.
+/// Covers a 2-D rhs under any lhs of rank >= 2 (the linear layer) and
+/// batched 3-D products; vector products take the autograd rule.
+std::optional<std::vector<Tensor>>
+gemmRule(Executor &, const PlanOp &op, const Frame &frame,
+         const std::vector<Tensor> &cotangents,
+         const std::vector<bool> &wanted) {
+  using Gemm = exec::GemmOp;
+  const Tensor lhs = frame.tensor(op, Gemm::operand::lhs);
+  const Tensor rhs = frame.tensor(op, Gemm::operand::rhs);
+  const bool transposed = hasAttr(op, Gemm::attr::transpose_rhs);
+  const bool matrixRhs = rhs.dim() == 2 && lhs.dim() >= 2;
+  const bool batched = rhs.dim() == 3 && lhs.dim() == 3;
+  if (!matrixRhs && !batched)
+    return std::nullopt;
+  const Tensor &dy = cotangents.at(0);
+  std::vector<Tensor> grads(op.operands.size());
+  if (wanted[Gemm::operand::lhs])
+    grads[Gemm::operand::lhs] =
+        at::matmul(dy, transposed ? rhs : rhs.transpose(-2, -1))
+            .sum_to_size(lhs.sizes());
+  if (wanted[Gemm::operand::rhs]) {
+    if (matrixRhs) {
+      // Every leading dim of lhs is a row of one [rows, K] · [K, N] product.
+      Tensor lhsRows = lhs.reshape({-1, lhs.size(-1)});
+      Tensor dyRows = dy.reshape({-1, dy.size(-1)});
+      grads[Gemm::operand::rhs] =
+          transposed ? dyRows.t().mm(lhsRows) : lhsRows.t().mm(dyRows);
+    } else {
+      grads[Gemm::operand::rhs] =
+          (transposed ? at::matmul(dy.transpose(-2, -1), lhs)
+                      : at::matmul(lhs.transpose(-2, -1), dy))
+              .sum_to_size(rhs.sizes());
+    }
+  }
+  // Bias and accumulator are added (broadcast): their cotangent is dy summed
+  // back to their shape.
+  for (size_t group : {Gemm::operand::bias, Gemm::operand::accumulator}) {
+    OperandGroup operands = operandGroup(op, group);
+    if (operands.size && wanted[operands.begin])
+      grads[operands.begin] =
+          dy.sum_to_size(frame.tensor(op, operands.begin).sizes());
+  }
+  return grads;
+}
+
+/// Rules of one-operand ops: the cotangent of the operand from the operand
+/// and the result's cotangent.
+template <typename Derivative> FastRule unaryRule(Derivative derivative) {
+  return [derivative](
+             Executor &, const PlanOp &op, const Frame &frame,
+             const std::vector<Tensor> &cotangents,
+             const std::vector<bool> &) -> std::optional<std::vector<Tensor>> {
+    return std::vector<Tensor>{
+        derivative(frame.tensor(op, 0), cotangents.at(0))};
+  };
+}
+
+/// ops::gelu is the exact (erf) form: approximate "none".
+Tensor geluGrad(const Tensor &x, const Tensor &dy) {
+  return at::gelu_backward(dy, x, "none");
+}
+
+Tensor sigmoidGrad(const Tensor &x, const Tensor &dy) {
+  return at::sigmoid_backward(dy, at::sigmoid(x));
+}
+
+/// relu(x) <= 0 exactly where x <= 0, so thresholding x is thresholding the
+/// result (what ATen's relu backward does).
+Tensor reluGrad(const Tensor &x, const Tensor &dy) {
+  return at::threshold_backward(dy, x, 0);
+}
+
+/// ops::layerNorm is at::layer_norm over the last dim; its backward needs the
+/// statistics of the forward, recomputed here.
+std::optional<std::vector<Tensor>>
+layerNormRule(Executor &, const PlanOp &op, const Frame &frame,
+              const std::vector<Tensor> &cotangents,
+              const std::vector<bool> &wanted) {
+  using LayerNorm = exec::LayerNormOp;
+  const Tensor x = frame.tensor(op, LayerNorm::operand::input);
+  const Tensor gamma = frame.tensor(op, LayerNorm::operand::gamma);
+  const Tensor beta = frame.tensor(op, LayerNorm::operand::beta);
+  const double epsilon = attrAs<double>(op, LayerNorm::attr::epsilon);
+  const std::vector<int64_t> normalized{x.size(-1)};
+  auto [y, mean, rstd] =
+      at::native_layer_norm(x, normalized, gamma, beta, epsilon);
+  auto [dx, dgamma, dbeta] = at::native_layer_norm_backward(
+      cotangents.at(0), x, normalized, mean, rstd, gamma, beta,
+      {wanted[LayerNorm::operand::input], wanted[LayerNorm::operand::gamma],
+       wanted[LayerNorm::operand::beta]});
+  std::vector<Tensor> grads(op.operands.size());
+  grads[LayerNorm::operand::input] = dx;
+  grads[LayerNorm::operand::gamma] = dgamma;
+  grads[LayerNorm::operand::beta] = dbeta;
+  return grads;
+}
+
+/// The slice's cotangent lands in its window of a zero source; the offsets
+/// and sizes (index operands) get none.
+std::optional<std::vector<Tensor>>
+sliceRule(Executor &, const PlanOp &op, const Frame &frame,
+          const std::vector<Tensor> &cotangents, const std::vector<bool> &) {
+  const Tensor source = frame.tensor(op, exec::SliceOp::operand::source);
+  SliceSpec spec = sliceSpec(op, frame);
+  Tensor dy = cotangents.at(0);
+  for (int64_t dim : spec.dropped)
+    dy = dy.unsqueeze(dim);
+  Tensor grad = at::zeros_like(source);
+  stridedSlice(grad, spec).copy_(dy);
+  std::vector<Tensor> grads(op.operands.size());
+  grads[exec::SliceOp::operand::source] = grad;
+  return grads;
+}
+
+const std::map<std::string_view, FastRule> &fastRules() {
+  static const std::map<std::string_view, FastRule> rules = {
+      {exec::DispatchOp::name, dispatchRule},
+      {exec::GemmOp::name, gemmRule},
+      {exec::GeluOp::name, unaryRule(geluGrad)},
+      {exec::SigmoidOp::name, unaryRule(sigmoidGrad)},
+      {exec::ReluOp::name, unaryRule(reluGrad)},
+      {exec::LayerNormOp::name, layerNormRule},
+      {exec::SliceOp::name, sliceRule},
+  };
+  return rules;
+}
+
+/// The vjp's operands and the primals it wants cotangents of.
+struct VjpInputs {
+  std::vector<RuntimeValue> primals;
+  std::vector<Tensor> cotangents;
+  std::vector<int64_t> gradInputs;
+};
+
+VjpInputs vjpInputs(const PlanOp &op, const Frame &frame) {
+  VjpInputs in;
+  OperandGroup primals = operandGroup(op, Vjp::operand::primals);
+  for (size_t i = 0; i < primals.size; ++i)
+    in.primals.push_back(frame.get(op, op.operands[primals.begin + i]));
+  OperandGroup cotangents = operandGroup(op, Vjp::operand::cotangents);
+  for (size_t i = 0; i < cotangents.size; ++i)
+    in.cotangents.push_back(frame.tensor(op, cotangents.begin + i));
+  in.gradInputs = attrAs<std::vector<int64_t>>(op, Vjp::attr::grad_inputs);
+  if (in.gradInputs.size() != op.results.size())
+    throw PlanError(op.where() + ": has " + std::to_string(op.results.size()) +
+                    " results for " + std::to_string(in.gradInputs.size()) +
+                    " grad_inputs");
+  for (int64_t index : in.gradInputs)
+    if (index < 0 || index >= static_cast<int64_t>(in.primals.size()) ||
+        !std::holds_alternative<Tensor>(in.primals[index]))
+      throw PlanError(op.where() + ": grad_inputs entry " +
+                      std::to_string(index) + " is not a tensor primal");
+  return in;
+}
+
+/// The fast rule's cotangents of the primals at grad_inputs, or nullopt when
+/// no rule covers the body: it must be one op with a rule, on block
+/// arguments, whose results the body yields in order.
+std::optional<std::vector<Tensor>> fastGrads(Executor &executor,
+                                             const PlanOp &op, Frame &frame,
+                                             const VjpInputs &in) {
+  const PlanRegion &body = op.regions.at(0);
+  if (body.body.size() != 2)
+    return std::nullopt;
+  const PlanOp &primalOp = body.body[0];
+  auto rule = fastRules().find(primalOp.name);
+  if (rule == fastRules().end() || body.body[1].operands != primalOp.results)
+    return std::nullopt;
+  // Which primal (block argument) each operand of the primal op is.
+  std::vector<size_t> primalOf;
+  for (int64_t id : primalOp.operands) {
+    auto arg = std::find(body.args.begin(), body.args.end(), id);
+    if (arg == body.args.end())
+      return std::nullopt;
+    primalOf.push_back(static_cast<size_t>(arg - body.args.begin()));
+  }
+  for (size_t i = 0; i < body.args.size(); ++i)
+    frame.bind(body.args[i], in.primals.at(i));
+  std::vector<bool> wanted(primalOf.size());
+  for (size_t j = 0; j < primalOf.size(); ++j)
+    wanted[j] = std::count(in.gradInputs.begin(), in.gradInputs.end(),
+                           static_cast<int64_t>(primalOf[j])) > 0;
+
+  torch::NoGradGuard noGrad;
+  std::optional<std::vector<Tensor>> operandGrads =
+      rule->second(executor, primalOp, frame, in.cotangents, wanted);
+  if (!operandGrads)
+    return std::nullopt;
+  // A primal used as several operands gets the sum of their cotangents.
+  std::vector<Tensor> grads;
+  for (int64_t index : in.gradInputs) {
+    Tensor sum;
+    for (size_t j = 0; j < primalOf.size(); ++j) {
+      const Tensor &grad = operandGrads->at(j);
+      if (primalOf[j] == static_cast<size_t>(index) && grad.defined())
+        sum = sum.defined() ? sum + grad : grad;
+    }
+    grads.push_back(sum);
+  }
+  return grads;
+}
+
+/// The default rule: ATen autograd through the body's reference handlers,
+/// local to this op (detached primals, no graph kept).
+std::vector<Tensor> autogradGrads(Executor &executor, const PlanOp &op,
+                                  Frame &frame, const VjpInputs &in) {
+  std::vector<RuntimeValue> args = in.primals;
+  for (RuntimeValue &arg : args)
+    if (auto *tensor = std::get_if<Tensor>(&arg))
+      if (tensor->is_floating_point())
+        *tensor = tensor->detach().requires_grad_(true);
+  torch::AutoGradMode enableGrad(true);
+  std::vector<RuntimeValue> outputs =
+      executor.runRegion(op.regions.at(0), frame, args);
+  if (outputs.size() != in.cotangents.size())
+    throw PlanError(op.where() + ": the body yields " +
+                    std::to_string(outputs.size()) + " values for " +
+                    std::to_string(in.cotangents.size()) + " cotangents");
+  torch::autograd::variable_list differentiable, cotangents, inputs;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const auto *output = std::get_if<Tensor>(&outputs[i]);
+    if (output && output->requires_grad()) {
+      differentiable.push_back(*output);
+      cotangents.push_back(in.cotangents[i]);
+    }
+  }
+  // Integer primals are not tracked and keep an undefined (zero) cotangent.
+  std::vector<size_t> tracked;
+  for (size_t i = 0; i < in.gradInputs.size(); ++i) {
+    const Tensor &input = std::get<Tensor>(args[in.gradInputs[i]]);
+    if (input.requires_grad()) {
+      inputs.push_back(input);
+      tracked.push_back(i);
+    }
+  }
+  std::vector<Tensor> grads(in.gradInputs.size());
+  if (differentiable.empty() || inputs.empty())
+    return grads;
+  torch::autograd::variable_list trackedGrads = torch::autograd::grad(
+      differentiable, inputs, cotangents, /*retain_graph=*/false,
+      /*create_graph=*/false, /*allow_unused=*/true);
+  for (size_t k = 0; k < tracked.size(); ++k)
+    grads[tracked[k]] = trackedGrads[k];
+  return grads;
+}
+
+void vjp(Executor &executor, const PlanOp &op, Frame &frame) {
+  VjpInputs in = vjpInputs(op, frame);
+  std::optional<std::vector<Tensor>> grads = fastGrads(executor, op, frame, in);
+  if (!grads)
+    grads = autogradGrads(executor, op, frame, in);
+  for (size_t i = 0; i < grads->size(); ++i) {
+    const Tensor &grad = grads->at(i);
+    // Unused or integer primals have no cotangent: zeros.
+    frame.setResult(op, i,
+                    grad.defined() ? grad
+                                   : at::zeros_like(std::get<Tensor>(
+                                         in.primals[in.gradInputs[i]])));
+  }
+}
+
+} // namespace
+
+void registerVjpOp(OpRegistry &registry) { registry[Vjp::name] = vjp; }
+
+} // namespace rvnn::runtime

@@ -1,0 +1,188 @@
+// RUN: rvnn-opt %s -rvnn-exec-differentiate -split-input-file -verify-diagnostics | FileCheck %s
+
+// A recursion step: its state and the parameter get cotangents, the step
+// counter does not; dropout is split into its mask and a product, and the
+// square accumulates two cotangents.
+rvnn_exec.param @w : tensor<4x4xf32> init <xavier_uniform>
+rvnn_exec.func @forward(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %w = rvnn_exec.param_get @w : tensor<4x4xf32>
+  %h = rvnn_exec.recurse <fixed> (%x) {steps = 3 : i64}
+      : (tensor<?x4xf32>) -> tensor<?x4xf32> {
+  ^bb0(%t: index, %s: tensor<?x4xf32>):
+    %y = rvnn_exec.gemm %s, %w {transpose_rhs}
+        : (tensor<?x4xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
+    %d = rvnn_exec.dropout %y {rate = 1.000000e-01 : f64} : tensor<?x4xf32>
+    %p = rvnn_exec.elementwise <mul> %d, %d : tensor<?x4xf32>
+    rvnn_exec.yield %p : tensor<?x4xf32>
+  }
+  rvnn_exec.return %h : tensor<?x4xf32>
+}
+
+// CHECK-LABEL: rvnn_exec.func @forward(
+// CHECK:         rvnn_exec.recurse
+// CHECK-NEXT:    ^bb0(%[[T:.*]]: index, %[[S:.*]]: tensor<?x4xf32>):
+// CHECK-NEXT:      %[[H:.*]] = rvnn_exec.call @forward_body(%[[T]], %[[S]], %{{.*}}) forward @forward_body_fwd backward @forward_body_bwd grad_inputs [1, 2]
+// CHECK-NEXT:      rvnn_exec.yield %[[H]]
+// CHECK-LABEL: rvnn_exec.func @forward_body(
+// CHECK:         rvnn_exec.dropout
+// CHECK-LABEL: rvnn_exec.func @forward_body_fwd(
+// CHECK-SAME:      -> (tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>, tensor<4x4xf32>)
+// CHECK:         %[[Y:.*]] = rvnn_exec.gemm
+// CHECK-NEXT:    %[[MASK:.*]] = rvnn_exec.dropout_mask %[[Y]] {rate = 1.000000e-01 : f64}
+// CHECK-NEXT:    %[[D:.*]] = rvnn_exec.elementwise <mul> %[[Y]], %[[MASK]]
+// CHECK-NEXT:    %[[P:.*]] = rvnn_exec.elementwise <mul> %[[D]], %[[D]]
+// CHECK-NEXT:    rvnn_exec.return %[[P]], %[[D]], %[[MASK]], %arg1, %arg2
+// CHECK-LABEL: rvnn_exec.func @forward_body_bwd(
+// CHECK-SAME:      %[[RD:[^:]*]]: tensor<?x4xf32>, %[[RMASK:[^:]*]]: tensor<?x4xf32>, %[[RS:[^:]*]]: tensor<?x4xf32>, %[[RW:[^:]*]]: tensor<4x4xf32>, %[[CT:[^:]*]]: tensor<?x4xf32>)
+// CHECK-SAME:      -> (tensor<?x4xf32>, tensor<4x4xf32>)
+// CHECK-NEXT:    %[[A:.*]] = rvnn_exec.elementwise <mul> %[[CT]], %[[RD]]
+// CHECK-NEXT:    %[[B:.*]] = rvnn_exec.elementwise <mul> %[[CT]], %[[RD]]
+// CHECK-NEXT:    %[[SUM:.*]] = rvnn_exec.elementwise <add> %[[A]], %[[B]]
+// CHECK-NEXT:    %[[DY:.*]] = rvnn_exec.elementwise <mul> %[[SUM]], %[[RMASK]]
+// CHECK-NEXT:    %[[G:.*]]:2 = rvnn_exec.vjp(%[[RS]], %[[RW]]) cotangents(%[[DY]]) grad_inputs [0, 1]
+// CHECK-NEXT:    ^bb0(%[[X:.*]]: tensor<?x4xf32>, %[[W:.*]]: tensor<4x4xf32>):
+// CHECK-NEXT:      %[[GEMM:.*]] = rvnn_exec.gemm %[[X]], %[[W]] {transpose_rhs}
+// CHECK-NEXT:      rvnn_exec.yield %[[GEMM]]
+// CHECK:         rvnn_exec.return %[[G]]#0, %[[G]]#1 : tensor<?x4xf32>, tensor<4x4xf32>
+
+// -----
+
+// A tree level: concat, reshape and broadcast get their adjoints as
+// contract ops; the mask input is not differentiable.
+rvnn_exec.param @v : tensor<8xf32> init <ones>
+rvnn_exec.func @reduce(%x: tensor<?x?x4xf32>, %m: tensor<?x?xf32>) -> tensor<?x4xf32> {
+  %v = rvnn_exec.param_get @v : tensor<8xf32>
+  %r = rvnn_exec.balanced_reduce %x, %m {arity = 2 : i64}
+      : (tensor<?x?x4xf32>, tensor<?x?xf32>) -> tensor<?x4xf32> {
+  ^bb0(%c: tensor<?x2x4xf32>, %k: tensor<?x2xf32>):
+    %c0 = rvnn_exec.constant 0 : index
+    %n = rvnn_exec.dim %c, %c0 : tensor<?x2x4xf32>
+    %flat = rvnn_exec.reshape %c (%n) : tensor<?x2x4xf32> to tensor<?x8xf32>
+    %vb = rvnn_exec.broadcast_like %v, %flat
+        : (tensor<8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
+    %e = rvnn_exec.elementwise <exp> %vb : tensor<?x8xf32>
+    %q = rvnn_exec.elementwise <div> %flat, %e : tensor<?x8xf32>
+    %both = rvnn_exec.concat %q, %flat {dim = 1 : i64}
+        : (tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x16xf32>
+    %l = rvnn_exec.slice %both [] [%n] [] {dropped_dims = array<i64>,
+        static_offsets = array<i64: 0, 0>,
+        static_sizes = array<i64: -9223372036854775808, 4>,
+        static_strides = array<i64: 1, 1>} : tensor<?x16xf32> to tensor<?x4xf32>
+    rvnn_exec.yield %l : tensor<?x4xf32>
+  }
+  rvnn_exec.return %r : tensor<?x4xf32>
+}
+
+// CHECK-LABEL: rvnn_exec.func @reduce(
+// CHECK:         rvnn_exec.call @reduce_body(%{{.*}}, %{{.*}}, %{{.*}}) forward @reduce_body_fwd backward @reduce_body_bwd grad_inputs [2]
+// CHECK-LABEL: rvnn_exec.func @reduce_body_fwd(
+// CHECK-SAME:      -> (tensor<?x4xf32>, tensor<?x16xf32>, index, index, tensor<?x8xf32>, tensor<?x8xf32>, tensor<8xf32>)
+// CHECK:         %[[N:.*]] = rvnn_exec.dim %arg0
+// CHECK:         %[[E:.*]] = rvnn_exec.elementwise <exp>
+// CHECK-NEXT:    %[[Q:.*]] = rvnn_exec.elementwise <div>
+// CHECK-NEXT:    %[[C0:.*]] = rvnn_exec.constant 0 : index
+// CHECK-NEXT:    %[[QN:.*]] = rvnn_exec.dim %[[Q]], %[[C0]]
+// CHECK-NEXT:    %[[BOTH:.*]] = rvnn_exec.concat
+// CHECK:         rvnn_exec.return %{{.*}}, %[[BOTH]], %[[N]], %[[QN]], %[[E]], %[[Q]], %arg2
+// CHECK-LABEL: rvnn_exec.func @reduce_body_bwd(
+// CHECK-SAME:      %[[RBOTH:[^:]*]]: tensor<?x16xf32>, %[[RN:[^:]*]]: index, %[[RQN:[^:]*]]: index, %[[RE:[^:]*]]: tensor<?x8xf32>, %[[RQ:[^:]*]]: tensor<?x8xf32>, %[[RV:[^:]*]]: tensor<8xf32>, %[[CT:[^:]*]]: tensor<?x4xf32>) -> tensor<8xf32>
+// CHECK-NEXT:    %[[DBOTH:.*]] = rvnn_exec.vjp(%[[RBOTH]], %[[RN]]) cotangents(%[[CT]]) grad_inputs [0]
+// CHECK:           rvnn_exec.slice
+// CHECK:         %[[OFF:.*]] = rvnn_exec.constant 0 : index
+// CHECK-NEXT:    %[[DQ:.*]] = rvnn_exec.slice %[[DBOTH]][%[[OFF]]] [%[[RQN]]] [] {dropped_dims = array<i64>, static_offsets = array<i64: 0, -9223372036854775808>, static_sizes = array<i64: -9223372036854775808, 8>, static_strides = array<i64: 1, 1>} : tensor<?x16xf32> to tensor<?x8xf32>
+// CHECK:         %[[SCALED:.*]] = rvnn_exec.elementwise <div> %[[DQ]], %[[RE]]
+// CHECK-NEXT:    %[[PROD:.*]] = rvnn_exec.elementwise <mul> %[[SCALED]], %[[RQ]]
+// CHECK-NEXT:    %[[DE:.*]] = rvnn_exec.elementwise <neg> %[[PROD]]
+// CHECK-NEXT:    %[[DVB:.*]] = rvnn_exec.elementwise <mul> %[[DE]], %[[RE]]
+// CHECK-NEXT:    %[[DV:.*]] = rvnn_exec.sum_to_like %[[DVB]], %[[RV]] : tensor<?x8xf32>, tensor<8xf32>
+// CHECK-NEXT:    rvnn_exec.return %[[DV]] : tensor<8xf32>
+
+// -----
+
+// Gumbel top-k on a differentiable path cannot be replayed in a vjp: the
+// body is left alone.
+rvnn_exec.param @u : tensor<1x1x4xf32> init <ones>
+rvnn_exec.func @beam(%x: tensor<?x1x4xf32>, %m: tensor<?x1x4xf32>) -> tensor<?x1x4xf32> {
+  %u = rvnn_exec.param_get @u : tensor<1x1x4xf32>
+  // expected-remark @below {{stays on ATen autograd: 'rvnn_exec.topk' draws random numbers}}
+  %h = rvnn_exec.recurse <fixed> (%x) {steps = 2 : i64}
+      : (tensor<?x1x4xf32>) -> tensor<?x1x4xf32> {
+  ^bb0(%t: index, %s: tensor<?x1x4xf32>):
+    %ub = rvnn_exec.broadcast_like %u, %s
+        : (tensor<1x1x4xf32>, tensor<?x1x4xf32>) -> tensor<?x1x4xf32>
+    %y = rvnn_exec.elementwise <mul> %s, %ub : tensor<?x1x4xf32>
+    %v, %i = rvnn_exec.topk %y, %m {k = 4 : i64, gumbel = true}
+        : (tensor<?x1x4xf32>, tensor<?x1x4xf32>)
+        -> (tensor<?x1x4xf32>, tensor<?x1x4xi64>)
+    rvnn_exec.yield %v : tensor<?x1x4xf32>
+  }
+  rvnn_exec.return %h : tensor<?x1x4xf32>
+}
+// CHECK-LABEL: rvnn_exec.func @beam(
+// CHECK:         rvnn_exec.topk
+// CHECK-NOT:     rvnn_exec.call
+// CHECK-NOT:     rvnn_exec.func
+
+// -----// Straight-line code between loops becomes calls too: parameter reads and
+// sizes of the arguments are hoisted out of the runs first.
+rvnn_exec.param @w : tensor<4x4xf32> init <xavier_uniform>
+rvnn_exec.func @parts(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %y = rvnn_exec.relu %x : tensor<?x4xf32>
+  %w = rvnn_exec.param_get @w : tensor<4x4xf32>
+  %z = rvnn_exec.gemm %y, %w {transpose_rhs}
+      : (tensor<?x4xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
+  %c0 = rvnn_exec.constant 0 : index
+  %n = rvnn_exec.dim %x, %c0 : tensor<?x4xf32>
+  %h = rvnn_exec.recurse <fixed> (%z) {steps = 2 : i64}
+      : (tensor<?x4xf32>) -> tensor<?x4xf32> {
+  ^bb0(%t: index, %s: tensor<?x4xf32>):
+    %g = rvnn_exec.gelu %s : tensor<?x4xf32>
+    rvnn_exec.yield %g : tensor<?x4xf32>
+  }
+  %a = rvnn_exec.alloc (%n) : tensor<?x4xf32>
+  %o = rvnn_exec.elementwise <sub> %a, %h : tensor<?x4xf32>
+  rvnn_exec.return %o : tensor<?x4xf32>
+}
+// CHECK-LABEL: rvnn_exec.func @parts(
+// CHECK-NEXT:    %[[W:.*]] = rvnn_exec.param_get @w
+// CHECK-NEXT:    %[[C0:.*]] = rvnn_exec.constant 0 : index
+// CHECK-NEXT:    %[[N:.*]] = rvnn_exec.dim %arg0, %[[C0]]
+// CHECK-NEXT:    %[[Z:.*]] = rvnn_exec.call @parts_part_0(%arg0, %[[W]]) forward @parts_part_0_fwd backward @parts_part_0_bwd grad_inputs [1]
+// CHECK-NEXT:    %[[H:.*]] = rvnn_exec.recurse <fixed>(%[[Z]])
+// CHECK:           rvnn_exec.call @parts_body(
+// CHECK:         %[[O:.*]] = rvnn_exec.call @parts_part(%[[N]], %[[H]]) forward @parts_part_fwd backward @parts_part_bwd grad_inputs [1]
+// CHECK-NEXT:    rvnn_exec.return %[[O]]
+// CHECK-LABEL: rvnn_exec.func @parts_part_0_bwd(
+// CHECK-SAME:      -> tensor<4x4xf32>
+// CHECK-NEXT:    rvnn_exec.vjp(%arg0, %arg1) cotangents(%arg2) grad_inputs [1]
+// CHECK-LABEL: rvnn_exec.func @parts_part_bwd(
+// CHECK-NEXT:    %[[NEG:.*]] = rvnn_exec.elementwise <neg> %arg0
+// CHECK-NEXT:    rvnn_exec.return %[[NEG]]
+
+// -----
+
+// A size computed inside a run and read after it keeps the run on autograd
+// (a call hands on tensors only).
+rvnn_exec.param @w : tensor<4x4xf32> init <xavier_uniform>
+rvnn_exec.func @scalar_out(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %w = rvnn_exec.param_get @w : tensor<4x4xf32>
+  %c0 = rvnn_exec.constant 0 : index
+  // expected-remark @below {{stays on ATen autograd: 'rvnn_exec.dim' hands a scalar to the code after it}}
+  %z = rvnn_exec.gemm %x, %w {transpose_rhs}
+      : (tensor<?x4xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
+  %n = rvnn_exec.dim %z, %c0 : tensor<?x4xf32>
+  %h = rvnn_exec.recurse <fixed> (%z) {steps = 2 : i64}
+      : (tensor<?x4xf32>) -> tensor<?x4xf32> {
+  ^bb0(%t: index, %s: tensor<?x4xf32>):
+    %g = rvnn_exec.gelu %s : tensor<?x4xf32>
+    rvnn_exec.yield %g : tensor<?x4xf32>
+  }
+  %a = rvnn_exec.alloc (%n) : tensor<?x4xf32>
+  %o = rvnn_exec.elementwise <sub> %a, %h : tensor<?x4xf32>
+  rvnn_exec.return %o : tensor<?x4xf32>
+}
+// CHECK-LABEL: rvnn_exec.func @scalar_out(
+// CHECK:         rvnn_exec.gemm
+// CHECK:         rvnn_exec.dim
+// CHECK:         rvnn_exec.call @scalar_out_body(
+// CHECK:         rvnn_exec.call @scalar_out_part(

@@ -1,0 +1,583 @@
+// The ops of compiler-differentiated programs on hand-written plans:
+// rvnn_exec.call (one autograd node per call; save and recompute policies),
+// rvnn_exec.vjp (each fast rule against the autograd rule), sum_to_like and
+// dropout_mask.
+#include "rvnn/Dialect/Exec/ExecContract.h"
+#include "rvnn/Runtime/Executor.h"
+#include "rvnn/Runtime/Ops/NN.h"
+
+#include "GradCheck.h"
+#include "PlanJson.h"
+
+#include <limits>
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+using namespace rvnn::runtime;
+using namespace rvnn::runtime::planjson;
+using rvnn::runtime::ops::testing::expectGradientsMatchFiniteDifferences;
+using rvnn::runtime::ops::testing::uniformDoubles;
+using torch::Tensor;
+namespace exec = rvnn::contract::ops;
+
+namespace {
+
+constexpr int64_t kDynamic = std::numeric_limits<int64_t>::min();
+constexpr const char *kCallLoc = "model.mlir:7:3";
+
+json f64(std::vector<int64_t> shape) { return type("f64", std::move(shape)); }
+
+json gemmOp(std::vector<int64_t> operands, json result,
+            std::vector<int64_t> segments = {1, 1, 0, 0},
+            bool transposed = true) {
+  json attrs = {{"operandSegmentSizes", segments}};
+  if (transposed)
+    attrs["transpose_rhs"] = true;
+  return op(exec::GemmOp::name, std::move(operands), {std::move(result)},
+            attrs);
+}
+
+json elementwise(const char *fn, std::vector<int64_t> operands, json result) {
+  return op(exec::ElementwiseOp::name, std::move(operands), {std::move(result)},
+            {{"fn", fn}});
+}
+
+json callOp(const std::string &callee, std::vector<int64_t> operands,
+            json results) {
+  return op(exec::CallOp::name, std::move(operands), std::move(results),
+            {{"callee", callee},
+             {"forward", callee + "_fwd"},
+             {"backward", callee + "_bwd"},
+             {"grad_inputs", {0, 1}}},
+            json::array(), kCallLoc);
+}
+
+json dropoutAttrs(double rate) {
+  return {{"rate", rate},
+          {"rescale", true},
+          {"shared_dims", std::vector<int64_t>{}}};
+}
+
+/// `%dys = vjp (primals) cotangents (cotangents) grad_inputs [...]` whose
+/// body applies `primalOp` (built from the body's argument ids and result
+/// id) to block arguments `first`, `first + 1`, ...
+json vjpOp(std::vector<int64_t> primals, std::vector<int64_t> cotangents,
+           std::vector<int64_t> gradInputs, json blockArgs, json primalOp,
+           json yielded, json results) {
+  std::vector<int64_t> operands = primals;
+  operands.insert(operands.end(), cotangents.begin(), cotangents.end());
+  return op(exec::VjpOp::name, operands, std::move(results),
+            {{"operandSegmentSizes",
+              {static_cast<int64_t>(primals.size()),
+               static_cast<int64_t>(cotangents.size())}},
+             {"grad_inputs", gradInputs}},
+            {{{"args", std::move(blockArgs)},
+              {"body", {std::move(primalOp), yieldOp(yielded)}}}});
+}
+
+/// @f(x, w) = gelu(h) + h with h = x·wᵀ; @f_fwd returns (y, x, w, h);
+/// @f_bwd(x, w, h, dy) applies the vjps of gelu and gemm, adding dy to the
+/// gelu branch's cotangent where h is used twice. `dropGrad` makes @f_bwd
+/// return dx only (a wrong arity). @forward calls @f.
+Plan densePlan(const std::string &name, bool dropGrad = false) {
+  json x = f64({-1, 3}), w = f64({4, 3}), h = f64({-1, 4});
+  json f = function("f", {value(0, x), value(1, w)},
+                    {gemmOp({0, 1}, value(2, h)),
+                     op(exec::GeluOp::name, {2}, {value(3, h)}),
+                     elementwise("add", {3, 2}, value(4, h)), returnOp({4})},
+                    {h});
+  json fwd = function(
+      "f_fwd", {value(0, x), value(1, w)},
+      {gemmOp({0, 1}, value(2, h)), op(exec::GeluOp::name, {2}, {value(3, h)}),
+       elementwise("add", {3, 2}, value(4, h)), returnOp({4, 0, 1, 2})},
+      {h, x, w, h});
+  std::vector<int64_t> grads =
+      dropGrad ? std::vector<int64_t>{11} : std::vector<int64_t>{11, 12};
+  json bwd = function(
+      "f_bwd", {value(0, x), value(1, w), value(2, h), value(3, h)},
+      {vjpOp({2}, {3}, {0}, {value(4, h)},
+             op(exec::GeluOp::name, {4}, {value(5, h)}), {5}, {value(6, h)}),
+       elementwise("add", {6, 3}, value(7, h)),
+       vjpOp({0, 1}, {7}, {0, 1}, {value(8, x), value(9, w)},
+             gemmOp({8, 9}, value(10, h)), {10}, {value(11, x), value(12, w)}),
+       returnOp(grads)},
+      dropGrad ? json{x} : json{x, w});
+  json forward =
+      function("forward", {value(0, x), value(1, w)},
+               {callOp("f", {0, 1}, {value(2, h)}), returnOp({2})}, {h});
+  return planWith({forward, f, fwd, bwd}, name);
+}
+
+Tensor denseReference(const Tensor &x, const Tensor &w) {
+  Tensor h = torch::matmul(x, w.t());
+  return torch::gelu(h) + h;
+}
+
+/// @g(x, w) = dropout(gelu(x·wᵀ), 0.5); @g_fwd splits the dropout into a
+/// dropout_mask and a product and returns (y, x, w, h, m). @forward drops
+/// its input before the call and the call's result after it, so the call's
+/// draws start and end inside the pass.
+Plan dropoutPlan(const std::string &name) {
+  json x = f64({-1, 4}), w = f64({4, 4});
+  json g = function(
+      "g", {value(0, x), value(1, w)},
+      {gemmOp({0, 1}, value(2, x)), op(exec::GeluOp::name, {2}, {value(3, x)}),
+       op(exec::DropoutOp::name, {3}, {value(4, x)}, dropoutAttrs(0.5)),
+       returnOp({4})},
+      {x});
+  json fwd = function(
+      "g_fwd", {value(0, x), value(1, w)},
+      {gemmOp({0, 1}, value(2, x)), op(exec::GeluOp::name, {2}, {value(3, x)}),
+       op(exec::DropoutMaskOp::name, {3}, {value(4, x)}, dropoutAttrs(0.5)),
+       elementwise("mul", {3, 4}, value(5, x)), returnOp({5, 0, 1, 2, 4})},
+      {x, x, w, x, x});
+  json bwd = function(
+      "g_bwd",
+      {value(0, x), value(1, w), value(2, x), value(3, x), value(4, x)},
+      {elementwise("mul", {4, 3}, value(5, x)),
+       vjpOp({2}, {5}, {0}, {value(6, x)},
+             op(exec::GeluOp::name, {6}, {value(7, x)}), {7}, {value(8, x)}),
+       vjpOp({0, 1}, {8}, {0, 1}, {value(9, x), value(10, w)},
+             gemmOp({9, 10}, value(11, x)), {11}, {value(12, x), value(13, w)}),
+       returnOp({12, 13})},
+      {x, w});
+  json forward = function(
+      "forward", {value(0, x), value(1, w)},
+      {op(exec::DropoutOp::name, {0}, {value(2, x)}, dropoutAttrs(0.3)),
+       callOp("g", {2, 1}, {value(3, x)}),
+       op(exec::DropoutOp::name, {3}, {value(4, x)}, dropoutAttrs(0.3)),
+       returnOp({4})},
+      {x});
+  return planWith({forward, g, fwd, bwd}, name);
+}
+
+Executor executorFor(const Plan &plan, ExecutionContext &context) {
+  return Executor(
+      plan, [](const std::string &) { return Tensor(); }, context);
+}
+
+Tensor callForward(Executor &executor, const Tensor &x, const Tensor &w) {
+  return std::get<Tensor>(executor.call("forward", {x, w}).at(0));
+}
+
+/// Fixed weights so every output element takes part in the loss.
+Tensor weightsLike(const Tensor &t) {
+  return torch::arange(1, t.numel() + 1, t.options()).sin().view(t.sizes());
+}
+
+struct Grads {
+  Tensor x, w;
+};
+
+Grads lossGrads(Executor &executor, const Tensor &x, const Tensor &w) {
+  Tensor xl = x.clone().requires_grad_(true);
+  Tensor wl = w.clone().requires_grad_(true);
+  Tensor y = callForward(executor, xl, wl);
+  (y * weightsLike(y)).sum().backward();
+  return {xl.grad(), wl.grad()};
+}
+
+} // namespace
+
+TEST(Call, GradientsMatchATenAndFiniteDifferences) {
+  Plan plan = densePlan("call-dense");
+  ExecutionContext context;
+  Executor executor = executorFor(plan, context);
+  Tensor x = uniformDoubles({5, 3}, -2, 2, 1);
+  Tensor w = uniformDoubles({4, 3}, -1, 1, 2);
+
+  {
+    Tensor y = callForward(executor, x, w.clone().requires_grad_(true));
+    ASSERT_NE(y.grad_fn(), nullptr);
+    EXPECT_NE(y.grad_fn()->name().find("CallFunction"), std::string::npos)
+        << "one node for the whole call: " << y.grad_fn()->name();
+  }
+  Grads got = lossGrads(executor, x, w);
+  Tensor xr = x.clone().requires_grad_(true);
+  Tensor wr = w.clone().requires_grad_(true);
+  Tensor yr = denseReference(xr, wr);
+  (yr * weightsLike(yr)).sum().backward();
+  EXPECT_TRUE(torch::allclose(got.x, xr.grad(), 1e-10, 1e-12))
+      << got.x - xr.grad();
+  EXPECT_TRUE(torch::allclose(got.w, wr.grad(), 1e-10, 1e-12))
+      << got.w - wr.grad();
+
+  expectGradientsMatchFiniteDifferences(
+      [&](const std::vector<Tensor> &in) {
+        return callForward(executor, in[0], in[1]);
+      },
+      {x, w});
+}
+
+TEST(Call, ForwardResultEqualsTheCallee) {
+  Plan plan = densePlan("call-result");
+  ExecutionContext context;
+  Executor executor = executorFor(plan, context);
+  Tensor x = uniformDoubles({5, 3}, -2, 2, 3);
+  Tensor w = uniformDoubles({4, 3}, -1, 1, 4);
+  Tensor recorded = callForward(executor, x, w.requires_grad_(true));
+  Tensor plain;
+  {
+    torch::NoGradGuard noGrad;
+    plain = callForward(executor, x, w);
+  }
+  EXPECT_TRUE(recorded.requires_grad());
+  EXPECT_FALSE(plain.requires_grad());
+  EXPECT_TRUE(torch::equal(recorded, plain));
+  EXPECT_TRUE(torch::allclose(plain, denseReference(x, w.detach())));
+}
+
+TEST(Call, WithoutGradientsRunsTheCalleeOnly) {
+  Plan plan = densePlan("call-eval");
+  Tensor x = uniformDoubles({2, 3}, -1, 1, 5);
+  Tensor w = uniformDoubles({4, 3}, -1, 1, 6);
+  auto runs = [&](bool requiresGrad, bool gradMode) {
+    ExecutionProfile profile;
+    ExecutionContext context;
+    context.profile = &profile;
+    Executor executor = executorFor(plan, context);
+    torch::AutoGradMode mode(gradMode);
+    Tensor y = callForward(executor, x.clone().requires_grad_(requiresGrad),
+                           w.clone().requires_grad_(requiresGrad));
+    if (y.requires_grad())
+      y.sum().backward();
+    return profile.functionRuns;
+  };
+  using Runs = std::map<std::string, int64_t>;
+  EXPECT_EQ(runs(false, true), (Runs{{"forward", 1}, {"f", 1}}));
+  EXPECT_EQ(runs(true, false), (Runs{{"forward", 1}, {"f", 1}}));
+  EXPECT_EQ(runs(true, true),
+            (Runs{{"forward", 1}, {"f_fwd", 1}, {"f_bwd", 1}}));
+}
+
+TEST(Call, BackwardWithTheWrongArityNamesTheCall) {
+  Plan plan = densePlan("call-arity", /*dropGrad=*/true);
+  ExecutionContext context;
+  Executor executor = executorFor(plan, context);
+  try {
+    lossGrads(executor, uniformDoubles({2, 3}, -1, 1, 7),
+              uniformDoubles({4, 3}, -1, 1, 8));
+    FAIL() << "a backward returning 1 value for 2 grad_inputs must fail";
+  } catch (const std::exception &error) {
+    EXPECT_NE(std::string(error.what())
+                  .find("model.mlir:7:3: rvnn_exec.call: in the backward "
+                        "step: @f_bwd returns 1 values for 2 grad_inputs"),
+              std::string::npos)
+        << error.what();
+  }
+}
+
+TEST(Call, RecomputeGivesTheGradientsOfSaveWithDropout) {
+  Plan plan = dropoutPlan("call-recompute");
+  Tensor x = uniformDoubles({6, 4}, -2, 2, 9);
+  Tensor w = uniformDoubles({4, 4}, -1, 1, 10);
+  struct Run {
+    Grads grads;
+    Tensor output;
+    std::map<std::string, int64_t> functionRuns;
+    ops::DrawStream drawsAfter;
+  };
+  auto run = [&](RecomputePolicy policy, uint64_t seed) {
+    ExecutionProfile profile;
+    ExecutionContext context;
+    context.training = true;
+    context.recompute = policy;
+    context.draws = {seed, 0};
+    context.profile = &profile;
+    Executor executor = executorFor(plan, context);
+    Tensor xl = x.clone().requires_grad_(true);
+    Tensor wl = w.clone().requires_grad_(true);
+    Tensor y = callForward(executor, xl, wl);
+    ops::DrawStream afterForward = context.draws;
+    (y * weightsLike(y)).sum().backward();
+    EXPECT_EQ(context.draws.offset, afterForward.offset)
+        << "backward must leave the forward's draw stream as it was";
+    return Run{{xl.grad(), wl.grad()},
+               y.detach(),
+               profile.functionRuns,
+               context.draws};
+  };
+  Run save = run(RecomputePolicy::Save, 42);
+  Run recompute = run(RecomputePolicy::Recompute, 42);
+  EXPECT_TRUE(torch::equal(save.output, recompute.output));
+  EXPECT_TRUE(torch::equal(save.grads.x, recompute.grads.x));
+  EXPECT_TRUE(torch::equal(save.grads.w, recompute.grads.w));
+  EXPECT_EQ(save.functionRuns["g_fwd"], 1);
+  EXPECT_EQ(recompute.functionRuns["g_fwd"], 2);
+  EXPECT_EQ(save.functionRuns.count("g"), 0u);
+
+  // The gradients are those of the same computation with the masks drawn
+  // in order from the same stream: the call's mask is the dropout's.
+  ops::DrawStream draws{42, 0};
+  Tensor xr = x.clone().requires_grad_(true);
+  Tensor wr = w.clone().requires_grad_(true);
+  Tensor m1 = ops::dropoutMask(x, 0.3, true, {}, true, &draws);
+  Tensor h = ops::linear(xr * m1, wr);
+  Tensor m2 = ops::dropoutMask(h, 0.5, true, {}, true, &draws);
+  Tensor yr = torch::gelu(h) * m2;
+  Tensor m3 = ops::dropoutMask(yr, 0.3, true, {}, true, &draws);
+  yr = yr * m3;
+  (yr * weightsLike(yr)).sum().backward();
+  EXPECT_EQ(save.drawsAfter.offset, draws.offset);
+  EXPECT_TRUE(torch::allclose(save.output, yr.detach(), 1e-12, 1e-12));
+  EXPECT_TRUE(torch::allclose(save.grads.x, xr.grad(), 1e-12, 1e-12));
+  EXPECT_TRUE(torch::allclose(save.grads.w, wr.grad(), 1e-12, 1e-12));
+  EXPECT_TRUE((m2 == 0).any().item<bool>()) << "the call's dropout drops";
+
+  // Another seed draws other masks.
+  Run other = run(RecomputePolicy::Recompute, 43);
+  EXPECT_FALSE(torch::equal(other.grads.w, save.grads.w));
+}
+
+namespace {
+
+/// One primal op's vjp as @forward(primals..., cotangent): its body applies
+/// `opName` to the block arguments listed in `uses`. With `throughAutograd`
+/// the body passes the result through a cast (an identity), which no fast
+/// rule covers, so the autograd rule runs on the same op.
+struct VjpCase {
+  std::string opName;
+  std::vector<json> primalTypes;
+  std::vector<int64_t> uses;
+  json attrs;
+  json resultType;
+  std::vector<int64_t> gradInputs;
+};
+
+Plan vjpPlan(const VjpCase &c, bool throughAutograd, const std::string &name) {
+  const int64_t numPrimals = static_cast<int64_t>(c.primalTypes.size());
+  json args = json::array(), blockArgs = json::array();
+  std::vector<int64_t> primals;
+  for (int64_t i = 0; i < numPrimals; ++i) {
+    args.push_back(value(i, c.primalTypes[i]));
+    primals.push_back(i);
+    blockArgs.push_back(value(numPrimals + 1 + i, c.primalTypes[i]));
+  }
+  const int64_t cotangent = numPrimals;
+  args.push_back(value(cotangent, c.resultType));
+  std::vector<int64_t> operands;
+  for (int64_t use : c.uses)
+    operands.push_back(numPrimals + 1 + use);
+  const int64_t result = 2 * numPrimals + 1;
+  json body = {op(c.opName, operands, {value(result, c.resultType)}, c.attrs)};
+  int64_t yielded = result;
+  if (throughAutograd) {
+    body.push_back(
+        op(exec::CastOp::name, {result}, {value(result + 1, c.resultType)}));
+    yielded = result + 1;
+  }
+  body.push_back(yieldOp({yielded}));
+  json grads = json::array();
+  std::vector<int64_t> gradIds;
+  for (size_t k = 0; k < c.gradInputs.size(); ++k) {
+    gradIds.push_back(yielded + 1 + static_cast<int64_t>(k));
+    grads.push_back(value(gradIds.back(), c.primalTypes[c.gradInputs[k]]));
+  }
+  json vjp = op(
+      exec::VjpOp::name, {}, grads,
+      {{"operandSegmentSizes", {numPrimals, 1}}, {"grad_inputs", c.gradInputs}},
+      {{{"args", blockArgs}, {"body", body}}});
+  primals.push_back(cotangent);
+  vjp["operands"] = primals;
+  return planWith({function("forward", args, {vjp, returnOp(gradIds)})}, name);
+}
+
+/// Runs both rules on the same inputs; checks they agree, and that the fast
+/// rule did not run the primal op while the autograd rule did.
+void expectFastRuleMatchesAutograd(const VjpCase &c,
+                                   const std::vector<RuntimeValue> &primals,
+                                   const Tensor &cotangent) {
+  std::vector<RuntimeValue> args = primals;
+  args.push_back(cotangent);
+  auto grads = [&](bool throughAutograd) {
+    Plan plan = vjpPlan(c, throughAutograd,
+                        "vjp-" + c.opName.substr(c.opName.find('.') + 1));
+    ExecutionProfile profile;
+    ExecutionContext context;
+    context.kernelMode = KernelMode::Reference;
+    context.profile = &profile;
+    Executor executor = executorFor(plan, context);
+    std::vector<RuntimeValue> results = executor.call("forward", args);
+    EXPECT_EQ(profile.byOp.count(c.opName), throughAutograd ? 1u : 0u)
+        << c.opName << (throughAutograd ? ": autograd rule" : ": fast rule");
+    return results;
+  };
+  std::vector<RuntimeValue> fast = grads(false);
+  std::vector<RuntimeValue> reference = grads(true);
+  ASSERT_EQ(fast.size(), c.gradInputs.size());
+  for (size_t k = 0; k < fast.size(); ++k) {
+    const Tensor &a = std::get<Tensor>(fast[k]);
+    const Tensor &b = std::get<Tensor>(reference[k]);
+    EXPECT_FALSE(a.requires_grad());
+    EXPECT_TRUE(torch::allclose(a, b, 1e-9, 1e-12))
+        << c.opName << " grad_inputs #" << k << ": max difference "
+        << (a - b).abs().max().item<double>();
+  }
+}
+
+} // namespace
+
+TEST(Vjp, ElementwiseRulesMatchAutograd) {
+  Tensor x = uniformDoubles({4, 5}, -3, 3, 11);
+  // Keep relu's inputs off its kink.
+  x = torch::where(x.abs() < 0.1, x + 0.5, x);
+  Tensor dy = uniformDoubles({4, 5}, -1, 1, 12);
+  for (std::string_view name :
+       {exec::GeluOp::name, exec::SigmoidOp::name, exec::ReluOp::name})
+    expectFastRuleMatchesAutograd(
+        {str(name), {f64({4, 5})}, {0}, json::object(), f64({4, 5}), {0}}, {x},
+        dy);
+}
+
+TEST(Vjp, LayerNormRuleMatchesAutograd) {
+  VjpCase c{str(exec::LayerNormOp::name),
+            {f64({3, 6}), f64({6}), f64({6})},
+            {0, 1, 2},
+            {{"epsilon", 1e-5}},
+            f64({3, 6}),
+            {0, 1, 2}};
+  expectFastRuleMatchesAutograd(c,
+                                {uniformDoubles({3, 6}, -2, 2, 13),
+                                 uniformDoubles({6}, 0.5, 1.5, 14),
+                                 uniformDoubles({6}, -1, 1, 15)},
+                                uniformDoubles({3, 6}, -1, 1, 16));
+  c.gradInputs = {1};
+  expectFastRuleMatchesAutograd(c,
+                                {uniformDoubles({3, 6}, -2, 2, 13),
+                                 uniformDoubles({6}, 0.5, 1.5, 14),
+                                 uniformDoubles({6}, -1, 1, 15)},
+                                uniformDoubles({3, 6}, -1, 1, 16));
+}
+
+TEST(Vjp, SliceRuleMatchesAutograd) {
+  // x[1, off::2] for two columns, dropping the row dim.
+  VjpCase c{str(exec::SliceOp::name),
+            {f64({3, 5}), type("index", {}, false)},
+            {0, 1},
+            {{"static_offsets", {1, kDynamic}},
+             {"static_sizes", {1, 2}},
+             {"static_strides", {1, 2}},
+             {"dropped_dims", {0}},
+             {"operandSegmentSizes", {1, 1, 0, 0}}},
+            f64({2}),
+            {0}};
+  expectFastRuleMatchesAutograd(c,
+                                {uniformDoubles({3, 5}, -1, 1, 17), int64_t{1}},
+                                uniformDoubles({2}, -1, 1, 18));
+}
+
+TEST(Vjp, GemmRulesMatchAutograd) {
+  // A linear layer on a 3-D lhs with bias and accumulator.
+  expectFastRuleMatchesAutograd(
+      {str(exec::GemmOp::name),
+       {f64({2, 3, 4}), f64({5, 4}), f64({5}), f64({2, 3, 5})},
+       {0, 1, 2, 3},
+       {{"transpose_rhs", true}, {"operandSegmentSizes", {1, 1, 1, 1}}},
+       f64({2, 3, 5}),
+       {0, 1, 2, 3}},
+      {uniformDoubles({2, 3, 4}, -1, 1, 19), uniformDoubles({5, 4}, -1, 1, 20),
+       uniformDoubles({5}, -1, 1, 21), uniformDoubles({2, 3, 5}, -1, 1, 22)},
+      uniformDoubles({2, 3, 5}, -1, 1, 23));
+  // A plain matrix product, one gradient wanted.
+  expectFastRuleMatchesAutograd(
+      {str(exec::GemmOp::name),
+       {f64({6, 4}), f64({4, 5})},
+       {0, 1},
+       {{"operandSegmentSizes", {1, 1, 0, 0}}},
+       f64({6, 5}),
+       {1}},
+      {uniformDoubles({6, 4}, -1, 1, 24), uniformDoubles({4, 5}, -1, 1, 25)},
+      uniformDoubles({6, 5}, -1, 1, 26));
+  // Batched, with a broadcast rhs batch.
+  expectFastRuleMatchesAutograd({str(exec::GemmOp::name),
+                                 {f64({2, 3, 4}), f64({1, 4, 5})},
+                                 {0, 1},
+                                 {{"operandSegmentSizes", {1, 1, 0, 0}}},
+                                 f64({2, 3, 5}),
+                                 {0, 1}},
+                                {uniformDoubles({2, 3, 4}, -1, 1, 27),
+                                 uniformDoubles({1, 4, 5}, -1, 1, 28)},
+                                uniformDoubles({2, 3, 5}, -1, 1, 29));
+  // One primal as both operands (a·aᵀ): the cotangents add up.
+  expectFastRuleMatchesAutograd(
+      {str(exec::GemmOp::name),
+       {f64({3, 4})},
+       {0, 0},
+       {{"transpose_rhs", true}, {"operandSegmentSizes", {1, 1, 0, 0}}},
+       f64({3, 3}),
+       {0}},
+      {uniformDoubles({3, 4}, -1, 1, 30)}, uniformDoubles({3, 3}, -1, 1, 31));
+}
+
+TEST(Vjp, AutogradRuleIsTheVectorJacobianProduct) {
+  // softmax has no fast rule: ATen autograd through its reference handler.
+  VjpCase c{str(exec::SoftmaxOp::name),
+            {f64({3, 4})},
+            {0},
+            {{"dim", -1}},
+            f64({3, 4}),
+            {0}};
+  Tensor x = uniformDoubles({3, 4}, -2, 2, 32);
+  Tensor dy = uniformDoubles({3, 4}, -1, 1, 33);
+  Plan plan = vjpPlan(c, /*throughAutograd=*/false, "vjp-softmax");
+  ExecutionContext context;
+  Executor executor = executorFor(plan, context);
+  Tensor got = std::get<Tensor>(executor.call("forward", {x, dy}).at(0));
+  Tensor s = torch::softmax(x, -1);
+  Tensor expected = s * (dy - (dy * s).sum(-1, true));
+  EXPECT_TRUE(torch::allclose(got, expected, 1e-12, 1e-12)) << got - expected;
+}
+
+namespace {
+
+/// Runs one handler on operands 0..k-1 into result k, like ExecutorTest's
+/// ExecOps fixture.
+Tensor runOp(ExecutionContext &context, std::string_view opName,
+             std::vector<RuntimeValue> operands, ValueType resultType,
+             json attrs = json::object()) {
+  Plan plan;
+  Executor executor = executorFor(plan, context);
+  return std::get<Tensor>(runSingleOp(executor, opName, std::move(operands),
+                                      std::move(resultType), std::move(attrs)));
+}
+
+} // namespace
+
+TEST(SumToLike, SumsLeadingAndUnitDims) {
+  ExecutionContext context;
+  Tensor x = uniformDoubles({2, 3, 4}, -1, 1, 34);
+  Tensor like = torch::zeros({3, 1}, torch::kDouble);
+  Tensor got =
+      runOp(context, exec::SumToLikeOp::name, {x, like}, {"f64", {3, 1}, true});
+  EXPECT_TRUE(torch::allclose(got, x.sum(0).sum(1, /*keepdim=*/true)));
+}
+
+TEST(DropoutMask, MultipliesToTheDropoutOfTheSameDraws) {
+  Tensor x = uniformDoubles({8, 16}, 1, 2, 35);
+  json attrs = {{"rate", 0.25},
+                {"rescale", true},
+                {"shared_dims", std::vector<int64_t>{0}}};
+  ExecutionContext context;
+  context.training = true;
+  context.draws = {7, 12};
+  Tensor mask = runOp(context, exec::DropoutMaskOp::name, {x},
+                      {"f64", {8, 16}, true}, attrs);
+  const uint64_t afterMask = context.draws.offset;
+  // One decision per column (dim 0 shared): 16 words.
+  EXPECT_EQ(afterMask, 12u + 16u);
+  context.draws = {7, 12};
+  Tensor dropped =
+      runOp(context, exec::DropoutOp::name, {x}, {"f64", {8, 16}, true}, attrs);
+  EXPECT_TRUE(torch::equal(x * mask, dropped));
+  EXPECT_EQ(context.draws.offset, afterMask);
+  EXPECT_TRUE(((mask == 0) | (mask == 1 / 0.75)).all().item<bool>());
+  EXPECT_TRUE(torch::equal(mask, mask.select(0, 0).expand({8, 16})));
+
+  // At evaluation: ones, nothing drawn.
+  context.training = false;
+  Tensor ones = runOp(context, exec::DropoutMaskOp::name, {x},
+                      {"f64", {8, 16}, true}, attrs);
+  EXPECT_TRUE(torch::equal(ones, torch::ones_like(x)));
+  EXPECT_EQ(context.draws.offset, afterMask);
+}

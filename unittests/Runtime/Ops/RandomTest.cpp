@@ -1,0 +1,111 @@
+// Counter-based draws (Philox): the documented mapping from (seed, offset)
+// to uniforms, how the offset advances, and the statistics of what the
+// drawing ops make of them.
+#include "rvnn/Runtime/Ops/Random.h"
+#include "rvnn/Runtime/Ops/Beam.h"
+#include "rvnn/Runtime/Ops/NN.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+#include <ATen/Parallel.h>
+#include <ATen/core/PhiloxRNGEngine.h>
+#include <gtest/gtest.h>
+
+using namespace rvnn::runtime;
+
+namespace {
+
+const auto kDouble = at::TensorOptions().dtype(at::kDouble);
+
+/// Random.h's mapping written out serially: element i is the i-th word of
+/// at::philox_engine(seed, /*subsequence=*/offset, /*offset=*/0).
+std::vector<float> serialUniforms(uint64_t seed, uint64_t offset, int64_t n) {
+  at::philox_engine engine(seed, offset, 0);
+  std::vector<float> values;
+  for (int64_t i = 0; i < n; ++i)
+    values.push_back((static_cast<float>(engine() >> 9) + 0.5f) / 8388608.0f);
+  return values;
+}
+
+} // namespace
+
+TEST(Random, UniformsFollowTheDocumentedPhiloxMapping) {
+  // Enough elements that parallel_for splits the blocks between threads.
+  const int64_t n = 100003;
+  ops::DrawStream stream{123456789, 40};
+  torch::Tensor u = ops::uniforms(stream, {n});
+  std::vector<float> expected = serialUniforms(123456789, 40, n);
+  ASSERT_EQ(u.scalar_type(), at::kFloat);
+  EXPECT_TRUE(at::equal(u, torch::tensor(expected)));
+  // The offset advances by the words used, rounded up to a block of 4.
+  EXPECT_EQ(stream.offset, 40u + 100004u);
+  EXPECT_GT(u.min().item<float>(), 0.0f);
+  EXPECT_LT(u.max().item<float>(), 1.0f);
+  EXPECT_NEAR(u.mean().item<double>(), 0.5, 0.005);
+}
+
+TEST(Random, SameSeedAndOffsetDrawTheSame) {
+  ops::DrawStream a{7, 0}, b{7, 0};
+  torch::Tensor first = ops::uniforms(a, {3, 5});
+  EXPECT_TRUE(at::equal(first, ops::uniforms(b, {3, 5})));
+  EXPECT_EQ(a.offset, 16u);
+  // The next draw of a stream, another offset, another seed: other numbers.
+  EXPECT_FALSE(at::equal(first, ops::uniforms(a, {3, 5})));
+  ops::DrawStream shifted{7, 4}, reseeded{8, 0};
+  EXPECT_FALSE(at::equal(first, ops::uniforms(shifted, {3, 5})));
+  EXPECT_FALSE(at::equal(first, ops::uniforms(reseeded, {3, 5})));
+}
+
+TEST(Random, DrawStreamSeedsComeFromTheGenerator) {
+  torch::Generator one = at::detail::createCPUGenerator(5);
+  torch::Generator two = at::detail::createCPUGenerator(5);
+  ops::DrawStream a = ops::drawStreamFrom(one);
+  EXPECT_EQ(a.offset, 0u);
+  EXPECT_EQ(a.seed, ops::drawStreamFrom(two).seed);
+  // Each forward pass takes a new seed.
+  EXPECT_NE(a.seed, ops::drawStreamFrom(one).seed);
+}
+
+TEST(Random, DropoutMaskKeepsAtTheRateAndRedrawsExactly) {
+  torch::Tensor x = torch::ones({200, 500}, kDouble);
+  ops::DrawStream stream{11, 8};
+  torch::Tensor mask = ops::dropoutMask(x, 0.3, true, {}, true, &stream);
+  double kept = (mask != 0).to(at::kDouble).mean().item<double>();
+  // 100000 Bernoulli(0.7) draws: the standard deviation is 0.0015.
+  EXPECT_NEAR(kept, 0.7, 0.006);
+  EXPECT_TRUE(((mask == 0) | (mask == 1 / 0.7)).all().item<bool>());
+  ops::DrawStream replay{11, 8};
+  EXPECT_TRUE(
+      at::equal(mask, ops::dropoutMask(x, 0.3, true, {}, true, &replay)));
+  EXPECT_EQ(replay.offset, stream.offset);
+  ops::DrawStream other{11, stream.offset};
+  EXPECT_FALSE(
+      at::equal(mask, ops::dropoutMask(x, 0.3, true, {}, true, &other)));
+}
+
+TEST(Random, GumbelNoiseHasTheGumbelMean) {
+  ops::DrawStream stream{3, 0};
+  torch::Tensor g = ops::gumbelNoise(stream, {200000}, kDouble);
+  EXPECT_EQ(g.scalar_type(), at::kDouble);
+  EXPECT_TRUE(g.isfinite().all().item<bool>());
+  // Mean: the Euler-Mascheroni constant; variance pi^2 / 6.
+  EXPECT_NEAR(g.mean().item<double>(), 0.5772156649, 0.01);
+  EXPECT_NEAR(g.var().item<double>(), M_PI * M_PI / 6, 0.03);
+}
+
+TEST(Random, BeamAlignSamplesInProportionToTheProbabilities) {
+  // One row, beams with probabilities 0.1, 0.2, 0.3, 0.4: the 2999 draws of
+  // beam_align (all but the top beam) follow them.
+  torch::Tensor probs = torch::tensor({0.1, 0.2, 0.3, 0.4}, kDouble);
+  torch::Tensor accu = probs.log().unsqueeze(0).expand({1, 4}).contiguous();
+  torch::Tensor wide = accu.repeat({1, 750}).view({1, 3000});
+  // 3000 beams of the same four scores, each with a quarter of the mass.
+  ops::DrawStream stream{17, 0};
+  torch::Tensor drawn = ops::beamAlign(wide, torch::ones_like(wide), 1.0,
+                                       ops::AlignMode::Sample, &stream)
+                            .narrow(1, 1, 2999)
+                            .remainder(4);
+  for (int64_t beam = 0; beam < 4; ++beam) {
+    double share = (drawn == beam).to(at::kDouble).mean().item<double>();
+    EXPECT_NEAR(share, probs[beam].item<double>(), 0.03) << "beam " << beam;
+  }
+}

@@ -1,0 +1,70 @@
+// Run configurations (models/*.json): the recompute policy field.
+#include "rvnn/Runtime/RunConfig.h"
+
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+using namespace rvnn::runtime;
+
+namespace {
+
+std::string writeConfig(const std::string &name, const std::string &text) {
+  std::filesystem::path path =
+      std::filesystem::path(testing::TempDir()) / ("rvnn-config-" + name);
+  std::ofstream(path) << text;
+  return path.string();
+}
+
+std::string configError(const std::string &path) {
+  try {
+    readRunConfig(path);
+  } catch (const std::runtime_error &error) {
+    return error.what();
+  }
+  return "(read)";
+}
+
+} // namespace
+
+TEST(RunConfig, RecomputeDefaultsToSave) {
+  RunConfig config =
+      readRunConfig(writeConfig("default.json", R"({"task": "listops"})"));
+  EXPECT_EQ(config.recompute, RecomputePolicy::Save);
+}
+
+TEST(RunConfig, RecomputeNamesThePolicy) {
+  EXPECT_EQ(readRunConfig(writeConfig("recompute.json",
+                                      R"({"task": "listops",
+                                          "recompute": "recompute"})"))
+                .recompute,
+            RecomputePolicy::Recompute);
+  EXPECT_EQ(readRunConfig(writeConfig("save.json", R"({"task": "listops",
+                                                      "recompute": "save"})"))
+                .recompute,
+            RecomputePolicy::Save);
+}
+
+TEST(RunConfig, OtherRecomputeValuesNameTheFieldAndFile) {
+  std::string path = writeConfig("bad-recompute.json",
+                                 R"({"task": "listops", "recompute": "some"})");
+  EXPECT_EQ(configError(path),
+            path + ": field 'recompute' must be \"save\" or \"recompute\", "
+                   "got \"some\"");
+  std::string number = writeConfig("number-recompute.json",
+                                   R"({"task": "listops", "recompute": 1})");
+  EXPECT_EQ(configError(number),
+            number + ": field 'recompute' must be \"save\" or \"recompute\", "
+                     "got 1");
+}
+
+TEST(RunConfig, ShippedModelsSaveResiduals) {
+  for (const char *model :
+       {"bbt_grc", "bbt_grc_logic", "crvnn", "ebt_grc", "ndr"})
+    EXPECT_EQ(readRunConfig(std::string(RVNN_SOURCE_DIR) + "/models/" + model +
+                            ".json")
+                  .recompute,
+              RecomputePolicy::Save)
+        << model;
+}
