@@ -30,6 +30,7 @@ int runDumpGrads(const std::vector<std::string> &args) {
   std::string configPath, modelDir, dataFile, checkpoint, output = "-";
   std::string kernels = "generated", recompute = "config";
   std::uint64_t seed = 1, rows = 8;
+  bool training = false;
   OptionParser parser(
       "rvnn-run dump-grads",
       "Writes a model's parameters, one batch (the first --rows examples of\n"
@@ -46,6 +47,10 @@ int runDumpGrads(const std::vector<std::string> &args) {
              checkpoint);
   parser.add("--output", "FILE", "where to write; - is standard output",
              output);
+  parser.addFlag("--training",
+                 "the training-mode loss instead (dropout on, drawn from the "
+                 "stream --seed seeds)",
+                 training);
   addKernelsOption(parser, kernels);
   addRecomputeOption(parser, recompute);
   if (!parser.parse(args))
@@ -67,7 +72,7 @@ int runDumpGrads(const std::vector<std::string> &args) {
       recomputeOption(parser, recompute, config);
   if (!checkpoint.empty())
     train::loadParameters(checkpoint, model, /*best=*/false);
-  torch::Tensor loss = model.loss(batch, /*training=*/false);
+  torch::Tensor loss = model.loss(batch, training);
   loss.backward();
 
   nlohmann::json dump = {{"loss", loss.item<double>()},

@@ -79,6 +79,7 @@ public:
   void bind(int64_t id, RuntimeValue value) {
     values.at(id) = std::move(value);
   }
+  int64_t size() const { return static_cast<int64_t>(values.size()); }
 
 private:
   std::vector<std::optional<RuntimeValue>> values;

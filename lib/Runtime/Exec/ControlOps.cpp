@@ -107,7 +107,10 @@ void recurse(Executor &executor, const PlanOp &op, Frame &frame) {
   contract::HaltingPolicy policy =
       enumAttr(op, Recurse::attr::halting, contract::parseHaltingPolicy);
   int64_t bound = stepBound(executor, op, frame, policy);
-  if (policy != contract::HaltingPolicy::per_sample) {
+  if (policy != contract::HaltingPolicy::per_sample &&
+      checkpointsSegments(executor, op, state)) {
+    state = runCheckpointedLoop(executor, op, frame, std::move(state), bound);
+  } else if (policy != contract::HaltingPolicy::per_sample) {
     for (int64_t step = 0; step < bound; ++step) {
       std::vector<RuntimeValue> args{step};
       args.insert(args.end(), state.begin(), state.end());

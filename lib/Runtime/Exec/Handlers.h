@@ -57,6 +57,20 @@ struct OperandGroup {
 };
 OperandGroup operandGroup(const PlanOp &op, size_t group);
 
+/// Whether `op`, a recurse without per-sample halting, runs in checkpointed
+/// segments: the recompute policy, generated kernels, gradients recorded,
+/// and a state of tensors only.
+bool checkpointsSegments(Executor &executor, const PlanOp &op,
+                         const std::vector<RuntimeValue> &state);
+
+/// Runs steps [0, steps) of `op`'s body from `state` in segments of
+/// ceil(sqrt(steps)) steps, each one autograd node that keeps only the state
+/// it started from and reruns its steps in backward (LoopCheckpoint.cpp).
+std::vector<RuntimeValue> runCheckpointedLoop(Executor &executor,
+                                              const PlanOp &op, Frame &frame,
+                                              std::vector<RuntimeValue> state,
+                                              int64_t steps);
+
 struct GeneratedKernel;
 
 /// The generated kernel a dispatch op runs: under KernelMode::Generated with

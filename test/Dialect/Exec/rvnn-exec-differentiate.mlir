@@ -186,3 +186,28 @@ rvnn_exec.func @scalar_out(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
 // CHECK:         rvnn_exec.dim
 // CHECK:         rvnn_exec.call @scalar_out_body(
 // CHECK:         rvnn_exec.call @scalar_out_part(
+
+// -----
+
+// A parameter read inside a loop body is hoisted to the function's entry and
+// passed in, so the call's backward returns its gradient.
+rvnn_exec.param @v : tensor<4x4xf32> init <xavier_uniform>
+rvnn_exec.func @inner_param(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %h = rvnn_exec.recurse <fixed> (%x) {steps = 2 : i64}
+      : (tensor<?x4xf32>) -> tensor<?x4xf32> {
+  ^bb0(%t: index, %s: tensor<?x4xf32>):
+    %v = rvnn_exec.param_get @v : tensor<4x4xf32>
+    %y = rvnn_exec.gemm %s, %v {transpose_rhs}
+        : (tensor<?x4xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
+    rvnn_exec.yield %y : tensor<?x4xf32>
+  }
+  rvnn_exec.return %h : tensor<?x4xf32>
+}
+// CHECK-LABEL: rvnn_exec.func @inner_param(
+// CHECK-NEXT:    %[[V:.*]] = rvnn_exec.param_get @v
+// CHECK-NEXT:    rvnn_exec.recurse
+// CHECK-NEXT:    ^bb0(%[[T:.*]]: index, %[[S:.*]]: tensor<?x4xf32>):
+// CHECK-NEXT:      rvnn_exec.call @inner_param_body(%[[T]], %[[S]], %[[V]]) forward @inner_param_body_fwd backward @inner_param_body_bwd grad_inputs [1, 2]
+// CHECK-LABEL: rvnn_exec.func @inner_param_body(
+// CHECK-NOT:     rvnn_exec.param_get
+// CHECK:         rvnn_exec.return
