@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -72,7 +74,8 @@ inline std::string
 writeModel(const std::string &name,
            const std::vector<std::array<std::string, 3>> &files) {
   std::filesystem::path dir =
-      std::filesystem::path(::testing::TempDir()) / ("rvnn-exec-" + name);
+      std::filesystem::path(::testing::TempDir()) /
+      ("rvnn-exec-" + name + "-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   json listed = json::array();
