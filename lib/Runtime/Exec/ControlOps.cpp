@@ -3,8 +3,6 @@
 #include "Handlers.h"
 #include "rvnn/Runtime/Ops/Recursion.h"
 
-#include <functional>
-#include <set>
 
 namespace rvnn::runtime {
 namespace {
@@ -30,31 +28,12 @@ int64_t stepBound(Executor &executor, const PlanOp &op, const Frame &frame,
   return attrAs<int64_t>(op, Recurse::attr::steps);
 }
 
-/// Ids of the values a region reads from outside it.
-std::vector<int64_t> capturedValues(const PlanRegion &region) {
-  std::set<int64_t> defined(region.args.begin(), region.args.end());
-  std::vector<int64_t> captured;
-  std::function<void(const PlanRegion &)> walk = [&](const PlanRegion &r) {
-    defined.insert(r.args.begin(), r.args.end());
-    for (const PlanOp &inner : r.body) {
-      for (int64_t id : inner.operands)
-        if (!defined.count(id))
-          captured.push_back(id);
-      for (const PlanRegion &nested : inner.regions)
-        walk(nested);
-      defined.insert(inner.results.begin(), inner.results.end());
-    }
-  };
-  walk(region);
-  return captured;
-}
-
 /// Compaction runs the body on the active rows only, which is sound when the
 /// body reads every batch-major value through the loop state. A captured
 /// tensor whose dim 0 equals the batch size might be batch-major, so it
 /// turns compaction off for this loop (freezing alone stays exact).
 bool canCompact(const PlanOp &op, const Frame &frame, int64_t batch) {
-  for (int64_t id : capturedValues(op.regions.at(0))) {
+  for (int64_t id : capturedValueIds(op.regions.at(0))) {
     const RuntimeValue &value = frame.get(op, id);
     if (std::holds_alternative<Tensor>(value)) {
       const Tensor &tensor = std::get<Tensor>(value);

@@ -57,6 +57,10 @@ struct OperandGroup {
 };
 OperandGroup operandGroup(const PlanOp &op, size_t group);
 
+/// Ids of the values a region (nested regions included) reads from outside
+/// it, each once, in ascending order.
+std::vector<int64_t> capturedValueIds(const PlanRegion &region);
+
 /// Whether `op`, a recurse without per-sample halting, runs in checkpointed
 /// segments: the recompute policy, generated kernels, gradients recorded,
 /// and a state of tensors only.

@@ -39,25 +39,6 @@ struct RecordedSegment : torch::CustomClassHolder {
   size_t stateSize = 0;
 };
 
-/// Ids of the values a region reads from outside it.
-std::vector<int64_t> capturedIds(const PlanRegion &region) {
-  std::set<int64_t> defined;
-  std::set<int64_t> captured;
-  std::function<void(const PlanRegion &)> walk = [&](const PlanRegion &r) {
-    defined.insert(r.args.begin(), r.args.end());
-    for (const PlanOp &inner : r.body) {
-      for (int64_t id : inner.operands)
-        if (!defined.count(id))
-          captured.insert(id);
-      for (const PlanRegion &nested : inner.regions)
-        walk(nested);
-      defined.insert(inner.results.begin(), inner.results.end());
-    }
-  };
-  walk(region);
-  return {captured.begin(), captured.end()};
-}
-
 std::vector<RuntimeValue> runSteps(Executor &executor, const PlanOp &op,
                                    Frame &frame,
                                    std::vector<RuntimeValue> state,
@@ -178,6 +159,25 @@ struct SegmentFunction : torch::autograd::Function<SegmentFunction> {
 
 } // namespace
 
+/// Ids of the values a region reads from outside it.
+std::vector<int64_t> capturedValueIds(const PlanRegion &region) {
+  std::set<int64_t> defined;
+  std::set<int64_t> captured;
+  std::function<void(const PlanRegion &)> walk = [&](const PlanRegion &r) {
+    defined.insert(r.args.begin(), r.args.end());
+    for (const PlanOp &inner : r.body) {
+      for (int64_t id : inner.operands)
+        if (!defined.count(id))
+          captured.insert(id);
+      for (const PlanRegion &nested : inner.regions)
+        walk(nested);
+      defined.insert(inner.results.begin(), inner.results.end());
+    }
+  };
+  walk(region);
+  return {captured.begin(), captured.end()};
+}
+
 bool checkpointsSegments(Executor &executor, const PlanOp &op,
                          const std::vector<RuntimeValue> &state) {
   const ExecutionContext &ctx = executor.context();
@@ -198,7 +198,7 @@ std::vector<RuntimeValue> runCheckpointedLoop(Executor &executor,
   const int64_t segment = std::max<int64_t>(
       1,
       static_cast<int64_t>(std::ceil(std::sqrt(static_cast<double>(steps)))));
-  std::vector<int64_t> captured = capturedIds(op.regions.at(0));
+  std::vector<int64_t> captured = capturedValueIds(op.regions.at(0));
   ExecutionContext &ctx = executor.context();
   for (int64_t first = 0; first < steps; first += segment) {
     auto seg = c10::make_intrusive<RecordedSegment>();
