@@ -41,6 +41,27 @@ except (OSError, subprocess.TimeoutExpired):
     pass
 
 
+def find_ptxas():
+    """The ptxas the compiler itself would find (PATH, then the toolkit's
+    default place), so tests that assemble PTX run wherever export does."""
+    ptxas = shutil.which("ptxas")
+    if not ptxas and os.access("/usr/local/cuda/bin/ptxas", os.X_OK):
+        ptxas = "/usr/local/cuda/bin/ptxas"
+    return ptxas
+
+
+PTXAS = find_ptxas()
+if PTXAS:
+    config.available_features.add("ptxas")
+    config.substitutions.append(("%ptxas", PTXAS))
+    # The toolkit ptxas belongs to, when it has libdevice (f64 math in
+    # CUDA kernels links it at compile time).
+    CUDA_HOME = os.path.dirname(os.path.dirname(os.path.realpath(PTXAS)))
+    if os.path.isfile(os.path.join(CUDA_HOME, "nvvm", "libdevice", "libdevice.10.bc")):
+        config.available_features.add("cuda-libdevice")
+        config.substitutions.append(("%cuda_home", CUDA_HOME))
+
+
 def has_cuda_gpu():
     """GPU tests run only where a CUDA device answers."""
     smi = shutil.which("nvidia-smi")

@@ -1,9 +1,10 @@
 // emitKernelLibrary: kernels module -> LLVM IR -> O3 -> object -> cc -shared.
 #include "rvnn/Codegen/KernelLibrary.h"
 
+#include "ExternalTool.h"
+
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/Diagnostics.h"
-#include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "rvnn/Codegen/Passes.h"
@@ -19,7 +20,6 @@
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FileUtilities.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 #include "llvm/Support/TargetSelect.h"
@@ -65,31 +65,16 @@ void optimize(llvm::Module &module, llvm::TargetMachine &machine) {
   pipeline.run(module, modules);
 }
 
-std::string quoted(ArrayRef<StringRef> command) {
-  std::string text;
-  for (StringRef word : command) {
-    if (!text.empty())
-      text += ' ';
-    text += word;
-  }
-  return text;
-}
-
 } // namespace
 
 FailureOr<mlir::rvnn::KernelLibraryInfo>
 mlir::rvnn::emitKernelLibrary(ModuleOp kernels, StringRef directory,
                               const KernelTarget &target) {
   Location loc = kernels.getLoc();
-  MLIRContext *context = kernels.getContext();
-  DialectRegistry registry;
-  registerCodegenInterfaces(registry);
-  context->appendDialectRegistry(registry);
 
   // 1. Kernels module -> LLVM dialect, on a clone.
-  OwningOpRef<ModuleOp> module = kernels.clone();
-  (*module)->removeAttr(exec::ExecDialect::kKernelsAttrName);
-  PassManager pm(context, ModuleOp::getOperationName());
+  OwningOpRef<ModuleOp> module = cloneKernelsForLowering(kernels);
+  PassManager pm(kernels.getContext(), ModuleOp::getOperationName());
   buildLowerKernelsToLLVMPipeline(pm);
   if (failed(pm.run(*module)))
     return emitError(loc, "kernel codegen: lowering the kernels module to "
@@ -161,34 +146,11 @@ mlir::rvnn::emitKernelLibrary(ModuleOp kernels, StringRef directory,
     return emitError(loc, "kernel codegen: cannot find the C compiler 'cc' "
                           "on PATH to link '")
            << libraryPath << "'";
-  llvm::SmallString<128> logPath;
-  if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
-          "rvnn-kernels-link", "log", logPath))
-    return emitError(loc, "kernel codegen: cannot create a temporary file: ")
-           << ec.message();
-  llvm::FileRemover removeLog(logPath);
-  SmallVector<StringRef> command = {*cc,           "-shared",  "-o",
-                                    temporaryPath, objectPath, "-lm"};
-  std::optional<StringRef> redirects[] = {std::nullopt, logPath.str(),
-                                          logPath.str()};
-  std::string message;
-  int status = llvm::sys::ExecuteAndWait(*cc, command, std::nullopt, redirects,
-                                         /*SecondsToWait=*/0,
-                                         /*MemoryLimit=*/0, &message);
-  if (status != 0) {
+  if (failed(
+          runTool(loc, "kernel codegen",
+                  {*cc, "-shared", "-o", temporaryPath, objectPath, "-lm"}))) {
     llvm::sys::fs::remove(temporaryPath);
-    std::string output;
-    if (auto buffer = llvm::MemoryBuffer::getFile(logPath))
-      output = (*buffer)->getBuffer().rtrim().str();
-    InFlightDiagnostic diag = emitError(loc, "kernel codegen: '")
-                              << quoted(command) << "' failed";
-    if (status < 0)
-      diag << ": " << message;
-    else
-      diag << " with exit status " << status;
-    if (!output.empty())
-      diag << ":\n" << output;
-    return diag;
+    return failure();
   }
   if (std::error_code ec = llvm::sys::fs::rename(temporaryPath, libraryPath)) {
     llvm::sys::fs::remove(temporaryPath);

@@ -26,7 +26,9 @@
 #include "mlir/Dialect/ControlFlow/Transforms/BufferDeallocationOpInterfaceImpl.h"
 #include "mlir/Dialect/ControlFlow/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/Dialect/LLVMIR/Transforms/RequestCWrappers.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
@@ -44,21 +46,28 @@
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/DialectRegistry.h"
 #include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVM/NVVM/Target.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
 
 using namespace mlir;
 
-void mlir::rvnn::buildLowerKernelsToLLVMPipeline(OpPassManager &pm) {
-  // Tensors -> buffers. Function arguments become identity-layout memrefs
-  // (contiguous, the descriptors the runtime builds), and results that are
-  // the destination arguments are dropped: kernels return nothing.
+void mlir::rvnn::addBufferizeKernelsPasses(OpPassManager &pm) {
+  // Function arguments become identity-layout memrefs (contiguous, the
+  // descriptors the runtime builds), and results that are the destination
+  // arguments are dropped: kernels return nothing.
   bufferization::OneShotBufferizationOptions bufferization;
   bufferization.bufferizeFunctionBoundaries = true;
   bufferization.setFunctionBoundaryTypeConversion(
       bufferization::LayoutMapOption::IdentityLayoutMap);
   pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
   pm.addPass(bufferization::createDropEquivalentBufferResultsPass());
+}
+
+void mlir::rvnn::buildLowerKernelsToLLVMPipeline(OpPassManager &pm) {
+  addBufferizeKernelsPasses(pm);
   bufferization::buildBufferDeallocationPipeline(
       pm, bufferization::BufferDeallocationPipelineOptions());
   pm.addPass(createBufferizationToMemRefPass());
@@ -93,8 +102,9 @@ void mlir::rvnn::registerLowerKernelsToLLVMPipeline() {
 void mlir::rvnn::registerCodegenInterfaces(DialectRegistry &registry) {
   registry.insert<affine::AffineDialect, arith::ArithDialect,
                   bufferization::BufferizationDialect, cf::ControlFlowDialect,
-                  func::FuncDialect, LLVM::LLVMDialect, linalg::LinalgDialect,
-                  math::MathDialect, memref::MemRefDialect, scf::SCFDialect,
+                  func::FuncDialect, gpu::GPUDialect, LLVM::LLVMDialect,
+                  linalg::LinalgDialect, math::MathDialect,
+                  memref::MemRefDialect, NVVM::NVVMDialect, scf::SCFDialect,
                   tensor::TensorDialect, vector::VectorDialect>();
   arith::registerBufferDeallocationOpInterfaceExternalModels(registry);
   arith::registerBufferizableOpInterfaceExternalModels(registry);
@@ -109,6 +119,11 @@ void mlir::rvnn::registerCodegenInterfaces(DialectRegistry &registry) {
   scf::registerBufferDeallocationOpInterfaceExternalModels(registry);
   scf::registerBufferizableOpInterfaceExternalModels(registry);
   tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  // The CUDA path: NVVM targets serialise gpu.modules to PTX through
+  // LLVM IR.
+  NVVM::registerNVVMTargetInterfaceExternalModels(registry);
   registerBuiltinDialectTranslation(registry);
+  registerGPUDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
+  registerNVVMDialectTranslation(registry);
 }

@@ -34,4 +34,5 @@ void rvnn::registerPasses() {
   mlir::rvnn::registerCompilePipeline();
   mlir::rvnn::registerRvnnCodegenPasses();
   mlir::rvnn::registerLowerKernelsToLLVMPipeline();
+  mlir::rvnn::registerLowerKernelsToNVVMPipelines();
 }

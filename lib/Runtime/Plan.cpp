@@ -238,6 +238,26 @@ void readKernels(const Reader &manifest,
     kernels.fail("library '" + library +
                  "' is not listed in 'files' with role 'kernels'");
   plan.kernelLibraryFile = library;
+  // The CUDA code of the same kernels (rvnn-cuda-v1): not loaded by this
+  // runtime yet, but every file it names must be one whose SHA-256 was
+  // checked.
+  if (kernels.node.contains("cuda")) {
+    Reader cuda =
+        kernels.child(kernels.at("cuda", json::value_t::object), "cuda");
+    const json &archs = cuda.array("archs");
+    for (size_t i = 0; i < archs.size(); ++i) {
+      Reader arch = cuda.child(archs[i], "archs[" + std::to_string(i) + "]");
+      for (const char *role : {"ptx", "cubin"}) {
+        if (!arch.node.contains(role))
+          continue;
+        std::string file = arch.string(role);
+        auto it = roles.find(file);
+        if (it == roles.end() || it->second != role)
+          arch.fail(std::string(role) + " '" + file +
+                    "' is not listed in 'files' with role '" + role + "'");
+      }
+    }
+  }
   if (!load)
     return;
   std::string abi = kernels.string("abi");
@@ -295,7 +315,12 @@ Plan loadPlan(const std::string &directory, bool loadKernels) {
     Reader entry =
         manifestReader.child(files[i], "files[" + std::to_string(i) + "]");
     std::string bytes = readListedFile(entry, directory);
-    roles[entry.string("path")] = entry.string("role");
+    std::string role = entry.string("role");
+    static const char *known[] = {"plan", "kernels", "ptx", "cubin"};
+    if (std::find(std::begin(known), std::end(known), role) == std::end(known))
+      entry.fail("unknown role '" + role +
+                 "' (expected plan, kernels, ptx or cubin)");
+    roles[entry.string("path")] = role;
     if (entry.string("role") == "plan") {
       ++numPlans;
       planFile = directory + "/" + entry.string("path");

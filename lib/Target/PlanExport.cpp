@@ -4,6 +4,7 @@
 
 #include "mlir/IR/BuiltinAttributes.h"
 #include "mlir/IR/Diagnostics.h"
+#include "rvnn/Codegen/CudaKernels.h"
 #include "rvnn/Codegen/KernelLibrary.h"
 #include "rvnn/Dialect/Exec/ExecContract.h"
 #include "rvnn/Dialect/Exec/IR/ExecDialect.h"
@@ -302,7 +303,8 @@ LogicalResult mlir::rvnn::writeCompiledModel(ModuleOp module,
                                              StringRef directory,
                                              StringRef sourcePath,
                                              StringRef sourceText,
-                                             const KernelTarget &target) {
+                                             const KernelTarget &target,
+                                             const CudaTarget &cudaTarget) {
   FailureOr<json::Value> plan = exportPlan(module);
   if (failed(plan))
     return failure();
@@ -313,28 +315,61 @@ LogicalResult mlir::rvnn::writeCompiledModel(ModuleOp module,
   json::Array files{json::Object{{"path", "plan.json"},
                                  {"role", "plan"},
                                  {"sha256", sha256Hex(planText)}}};
+  // Lists `name` (written into `directory`) in `files` with its SHA-256.
+  auto listFile = [&](StringRef name, StringRef role) -> LogicalResult {
+    llvm::SmallString<256> path(directory);
+    llvm::sys::path::append(path, name);
+    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> bytes =
+        llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                    /*RequiresNullTerminator=*/false);
+    if (!bytes)
+      return module.emitError("cannot read '")
+             << path << "': " << bytes.getError().message();
+    // json::Value keeps a StringRef as a reference: copy.
+    files.push_back(json::Object{{"path", name.str()},
+                                 {"role", role.str()},
+                                 {"sha256", sha256Hex((*bytes)->getBuffer())}});
+    return success();
+  };
   std::optional<json::Object> kernels;
   if (ModuleOp kernelIR = kernelsModule(module)) {
     FailureOr<KernelLibraryInfo> library =
         emitKernelLibrary(kernelIR, directory, target);
-    if (failed(library))
+    if (failed(library) || failed(listFile(library->fileName, "kernels")))
       return failure();
-    llvm::SmallString<256> libraryPath(directory);
-    llvm::sys::path::append(libraryPath, library->fileName);
-    llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> bytes =
-        llvm::MemoryBuffer::getFile(libraryPath, /*IsText=*/false,
-                                    /*RequiresNullTerminator=*/false);
-    if (!bytes)
-      return module.emitError("cannot read '")
-             << libraryPath << "': " << bytes.getError().message();
-    files.push_back(json::Object{{"path", library->fileName},
-                                 {"role", "kernels"},
-                                 {"sha256", sha256Hex((*bytes)->getBuffer())}});
+    FailureOr<CudaKernelsInfo> cuda =
+        emitCudaKernels(kernelIR, directory, cudaTarget);
+    if (failed(cuda))
+      return failure();
+    json::Array archs;
+    for (const CudaArchFiles &arch : cuda->archs) {
+      if (failed(listFile(arch.ptx, "ptx")))
+        return failure();
+      json::Object entry{{"arch", arch.chip}, {"ptx", arch.ptx}};
+      if (!arch.cubin.empty()) {
+        if (failed(listFile(arch.cubin, "cubin")))
+          return failure();
+        entry["cubin"] = arch.cubin;
+      }
+      archs.push_back(std::move(entry));
+    }
+    json::Object cudaKernels{
+        {"abi", StringRef(kCudaKernelAbi)},
+        {"block", json::Array{contract::kCudaBlockSize, 1, 1}},
+        {"archs", std::move(archs)},
+        {"symbols", json::Array(cuda->symbols)}};
+    if (!cuda->unsupported.empty())
+      cudaKernels["ptx"] = "not generated: " + cuda->unsupported;
+    else if (!cuda->assembler.empty())
+      cudaKernels["assembler"] = cuda->assembler;
+    else
+      cudaKernels["cubin"] = "not assembled: " + cuda->missingAssembler;
     kernels = json::Object{{"abi", StringRef(kKernelAbi)},
                            {"library", library->fileName},
                            {"target", library->triple},
                            {"cpu", library->cpu},
-                           {"symbols", json::Array(library->symbols)}};
+                           {"symbols", json::Array(library->symbols)},
+                           {"cuda", std::move(cudaKernels)}};
   }
   json::Object manifest{
       {"format", StringRef(contract::kModelFormat)},

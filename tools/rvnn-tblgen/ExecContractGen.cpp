@@ -409,6 +409,11 @@ bool emitExecContract(const RecordKeeper &records, llvm::raw_ostream &os) {
   StringRef kernelAbi = format->getValueAsString("kernelAbi");
   StringRef kernelSymbolPrefix = format->getValueAsString("kernelSymbolPrefix");
   StringRef kernelGradSuffix = format->getValueAsString("kernelGradSuffix");
+  StringRef cudaKernelAbi = format->getValueAsString("cudaKernelAbi");
+  int64_t cudaBlockSize = format->getValueAsInt("cudaBlockSize");
+  if (cudaBlockSize <= 0 || cudaBlockSize > 1024)
+    llvm::PrintFatalError(format, "rvnn-tblgen: cudaBlockSize must be in "
+                                  "[1, 1024] (CUDA's threads per block)");
 
   // The ops and the enums they use.
   std::vector<OpEntry> ops;
@@ -465,7 +470,11 @@ bool emitExecContract(const RecordKeeper &records, llvm::raw_ostream &os) {
   os << "inline constexpr std::string_view kKernelSymbolPrefix = \""
      << escaped(kernelSymbolPrefix) << "\";\n";
   os << "inline constexpr std::string_view kKernelGradSuffix = \""
-     << escaped(kernelGradSuffix) << "\";\n\n";
+     << escaped(kernelGradSuffix) << "\";\n";
+  os << "inline constexpr std::string_view kCudaKernelAbi = \""
+     << escaped(cudaKernelAbi) << "\";\n";
+  os << "inline constexpr std::int64_t kCudaBlockSize = " << cudaBlockSize
+     << ";\n\n";
 
   os << "// Execution kind of an op (the op's `executionKind` in ODS).\n";
   os << "enum class OpKind { ";

@@ -56,4 +56,81 @@ def RvnnAddKernelEntryPoints
   let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
 }
 
+def RvnnCollapseElementwiseDims : Pass<"rvnn-collapse-elementwise-dims"> {
+  let summary = "Collapse the iteration space of elementwise linalg.generic "
+                "ops to one dimension";
+  let description = [{
+    Every `linalg.generic` on buffers whose iterators are all parallel and
+    whose indexing maps are all the identity (an elementwise op over
+    operands of one shape, as every generated kernel is) gets its dimensions
+    collapsed into one (upstream `linalg::populateCollapseDimensions`): its
+    operands become `memref.collapse_shape` views. Code generation for the
+    GPU then has one flat loop to map to blocks and threads, whatever the
+    rank. Other ops, generics that use `linalg.index`, and generics on
+    tensors (MLIR 19 cannot collapse those with dynamic dimensions) are left
+    alone.
+
+    Example: `rvnn-opt buffers.mlir --rvnn-collapse-elementwise-dims`
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect",
+    "::mlir::memref::MemRefDialect"
+  ];
+}
+
+def RvnnGpuKernelEntryPoints
+    : Pass<"rvnn-gpu-kernel-entry-points", "::mlir::ModuleOp"> {
+  let summary = "Turn outlined GPU kernels into the `rvnn-cuda-v1` entry "
+                "points and drop the host code";
+  let description = [{
+    Runs on a bufferized kernels module after `gpu-kernel-outlining`, where
+    every kernel function `@K` (memref arguments, destination-passing) holds
+    one `gpu.launch_func` of its outlined kernel. `gpu-kernel-outlining`
+    passes the values the kernel uses in the order it first uses them; the
+    runtime needs an order it can know. For every `@K` this pass builds
+
+    ```mlir
+    gpu.module @rvnn_kernels {
+      gpu.func @rvnn_kernel_K(<the arguments of @K, in order>) kernel
+    }
+    ```
+
+    whose body is the outlined kernel's, with every launch operand that is
+    not an argument of `@K` (a `memref.collapse_shape` of one, a constant)
+    recomputed inside the kernel, and erases `@K`, the outlined kernel and
+    its module: the host side of a launch is the runtime's (the ABI,
+    docs/compiled-model-format.md). The pass checks what the ABI promises
+    the runtime and fails naming the kernel otherwise: `@K` does nothing
+    but the launch (no allocation, copy or host loop), returns only its own
+    arguments (written in place), and launches `(n, 1, 1)` blocks of
+    `(cudaBlockSize, 1, 1)` threads (the execution contract's) without
+    dynamic shared memory or clusters.
+
+    Example: `rvnn-opt outlined.mlir --rvnn-gpu-kernel-entry-points`
+  }];
+  let dependentDialects = ["::mlir::gpu::GPUDialect"];
+}
+
+def RvnnReplaceLibdeviceCalls : Pass<"rvnn-replace-libdevice-calls"> {
+  let summary = "Replace calls of libdevice functions that NVPTX has an "
+                "instruction for by LLVM intrinsics";
+  let description = [{
+    `convert-gpu-to-nvvm` lowers every math op it knows to a call of its
+    libdevice function (`math.floor` to `__nv_floorf`), even those NVPTX
+    selects as one instruction, and marks the LLVM intrinsics illegal. The
+    polynomial expansions of `rvnn-approximate-math` use exactly those
+    (floor, abs, fma, sqrt, copysign), so without this pass the PTX would
+    need libdevice. The pass rewrites calls of `__nv_fabs[f]`,
+    `__nv_floor[f]`, `__nv_ceil[f]`, `__nv_trunc[f]`, `__nv_round[f]`,
+    `__nv_rint[f]`, `__nv_sqrt[f]`, `__nv_fma[f]`, `__nv_copysign[f]`,
+    `__nv_fmin[f]` and `__nv_fmax[f]` into the matching `llvm.intr.*` op
+    (what libdevice's definitions are) and erases declarations left
+    unused. Calls of other functions (f64 `__nv_exp`, ...) are left alone.
+    Runs on any op (the gpu.module after `convert-gpu-to-nvvm`).
+
+    Example: `rvnn-opt nvvm.mlir --rvnn-replace-libdevice-calls`
+  }];
+  let dependentDialects = ["::mlir::LLVM::LLVMDialect"];
+}
+
 #endif // RVNN_CODEGEN_PASSES_TD

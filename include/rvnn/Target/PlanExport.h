@@ -2,6 +2,7 @@
 #define RVNN_TARGET_PLANEXPORT_H
 
 #include "mlir/IR/BuiltinOps.h"
+#include "rvnn/Codegen/CudaKernels.h"
 #include "rvnn/Codegen/KernelLibrary.h"
 #include "llvm/Support/JSON.h"
 
@@ -22,10 +23,16 @@ FailureOr<llvm::json::Value> exportPlan(ModuleOp module);
 /// behind. When the module holds a kernels module (`rvnn_exec.kernels`), its
 /// kernels are compiled for `target` into `kernels.so` (emitKernelLibrary),
 /// listed in `files` with role `kernels`, and described by the manifest's
-/// `kernels` object (ABI, library, target triple, CPU, entry symbols).
+/// `kernels` object (ABI, library, target triple, CPU, entry symbols); the
+/// same kernels are compiled for `cudaTarget`'s chips into
+/// `kernels.<chip>.ptx` (role `ptx`) and, when ptxas is found,
+/// `kernels.<chip>.cubin` (role `cubin`) (emitCudaKernels), described by
+/// `kernels.cuda` (ABI, block size, files per arch, entry symbols, the
+/// assembler or why there are no cubins).
 LogicalResult writeCompiledModel(ModuleOp module, StringRef directory,
                                  StringRef sourcePath, StringRef sourceText,
-                                 const KernelTarget &target = KernelTarget());
+                                 const KernelTarget &target = KernelTarget(),
+                                 const CudaTarget &cudaTarget = CudaTarget());
 
 } // namespace mlir::rvnn
 

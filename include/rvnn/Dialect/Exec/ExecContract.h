@@ -24,6 +24,8 @@ inline constexpr std::string_view kDialect = "rvnn_exec";
 inline constexpr std::string_view kKernelAbi = "rvnn-memref-v1";
 inline constexpr std::string_view kKernelSymbolPrefix = "rvnn_kernel_";
 inline constexpr std::string_view kKernelGradSuffix = "_grad";
+inline constexpr std::string_view kCudaKernelAbi = "rvnn-cuda-v1";
+inline constexpr std::int64_t kCudaBlockSize = 128;
 
 // Execution kind of an op (the op's `executionKind` in ODS).
 enum class OpKind { Control, Scalar, View, Library, Kernel };

@@ -54,20 +54,28 @@ class Exec_Op<string mnemonic, string kind, list<Trait> traits = []>
 // contract header generator reads this record. The kernel ABI: every
 // generated kernel K is `void <kernelSymbolPrefix>K(void **args)` (args[i]
 // points to the MLIR strided memref descriptor of the i-th argument), its
-// backward the same with `kernelGradSuffix` appended to the name.
+// backward the same with `kernelGradSuffix` appended to the name. The CUDA
+// kernel ABI (`cudaKernelAbi`): the PTX entry `<kernelSymbolPrefix>K` takes
+// the fields of every argument's memref descriptor as consecutive parameters
+// and is launched with `cudaBlockSize` threads per block, one per element
+// (docs/compiled-model-format.md).
 class Exec_FormatInfo<int version, string model, string plan, string abi,
-                      string symbolPrefix, string gradSuffix> {
+                      string symbolPrefix, string gradSuffix, string cudaAbi,
+                      int cudaThreads> {
   int formatVersion = version;
   string modelFormat = model;
   string planFormat = plan;
   string kernelAbi = abi;
   string kernelSymbolPrefix = symbolPrefix;
   string kernelGradSuffix = gradSuffix;
+  string cudaKernelAbi = cudaAbi;
+  int cudaBlockSize = cudaThreads;
 }
 // Version 3: compiler-derived backward functions (call, vjp) and
 // counter-based random draws; version 2: programs in rvnn_exec only, every
 // file hashed in the manifest.
 def Exec_Format : Exec_FormatInfo<3, "rvnn-compiled-model", "rvnn-plan",
-                                  "rvnn-memref-v1", "rvnn_kernel_", "_grad">;
+                                  "rvnn-memref-v1", "rvnn_kernel_", "_grad",
+                                  "rvnn-cuda-v1", 128>;
 
 #endif // RVNN_EXEC_DIALECT_TD
