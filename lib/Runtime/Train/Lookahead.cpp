@@ -31,7 +31,8 @@ void Lookahead::step() {
   fastSteps_ = 0;
   torch::NoGradGuard noGrad;
   for (size_t i = 0; i < fast_.size(); ++i) {
-    slow_[i].add_(fast_[i] - slow_[i], options_.alpha);
+    // slow + alpha (fast - slow) in one pass, without a temporary.
+    slow_[i].lerp_(fast_[i], options_.alpha);
     fast_[i].copy_(slow_[i]);
   }
 }

@@ -1,6 +1,6 @@
 #include "rvnn/Runtime/Train/RAdam.h"
+#include "rvnn/Runtime/Train/RAdamUpdate.h"
 
-#include <cmath>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -35,14 +35,9 @@ torch::Tensor RAdam::step(LossClosure closure) {
   for (auto &group : param_groups_) {
     const auto &options = static_cast<const RAdamOptions &>(group.options());
     const auto [beta1, beta2] = options.betas();
-    const double lr = options.lr();
     for (auto &param : group.params()) {
       if (!param.grad().defined())
         continue;
-      torch::Tensor grad = param.grad();
-      if (options.weight_decay() != 0)
-        grad = grad.add(param, options.weight_decay());
-
       auto &slot = state_[optimizerStateKey(param)];
       if (!slot) {
         auto fresh = std::make_unique<RAdamParamState>();
@@ -52,31 +47,10 @@ torch::Tensor RAdam::step(LossClosure closure) {
       }
       auto &state = static_cast<RAdamParamState &>(*slot);
       state.step(state.step() + 1);
-      const auto step = static_cast<double>(state.step());
-
-      // The operations and their order are torch.optim.RAdam's
-      // (_single_tensor_radam), so results agree with PyTorch's.
-      state.exp_avg().lerp_(grad, 1 - beta1);
-      state.exp_avg_sq().mul_(beta2).addcmul_(grad, grad, 1 - beta2);
-      const double biasCorrection1 = 1 - std::pow(beta1, step);
-      const double biasCorrection2 = 1 - std::pow(beta2, step);
-      torch::Tensor correctedAvg = state.exp_avg() / biasCorrection1;
-      // Length of the approximated simple moving average of the adaptive
-      // rate; its variance is tractable (the rectification defined) only
-      // above 4, and the paper switches at 5.
-      const double rhoInf = 2 / (1 - beta2) - 1;
-      const double rhoT =
-          rhoInf - 2 * step * std::pow(beta2, step) / biasCorrection2;
-      if (rhoT > 5.0) {
-        const double rect = std::sqrt((rhoT - 4) * (rhoT - 2) * rhoInf /
-                                      ((rhoInf - 4) * (rhoInf - 2) * rhoT));
-        torch::Tensor adaptiveLr =
-            std::sqrt(biasCorrection2) /
-            state.exp_avg_sq().sqrt().add_(options.eps());
-        param.add_(correctedAvg * lr * adaptiveLr * rect, -1.0);
-      } else {
-        param.add_(correctedAvg * lr, -1.0);
-      }
+      torch::Tensor data = param.detach();
+      radamUpdate(data, param.grad(), state.exp_avg(), state.exp_avg_sq(),
+                  RAdamStepScalars::at(state.step(), options.lr(), beta1, beta2,
+                                       options.eps(), options.weight_decay()));
     }
   }
   return loss;
