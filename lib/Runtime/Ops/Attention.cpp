@@ -25,49 +25,6 @@ torch::Tensor padKeys(const torch::Tensor &mask) {
 
 } // namespace
 
-torch::Tensor geometricAttention(const torch::Tensor &q, const torch::Tensor &k,
-                                 const torch::Tensor &v,
-                                 const torch::Tensor &back,
-                                 const torch::Tensor &front,
-                                 const torch::Tensor &mask,
-                                 const torch::Tensor &scale,
-                                 const torch::Tensor &bias, bool normalize) {
-  const int64_t length = q.size(2);
-  auto [i, j] = positions(length, q.device());
-  auto after = (j > i).to(q.scalar_type());
-  auto before = (j < i).to(q.scalar_type());
-  auto logits = at::matmul(q, k.transpose(-1, -2)) * scale +
-                after * front.unsqueeze(-1) + before * back.unsqueeze(-1) +
-                bias;
-  logits = logits.masked_fill(padKeys(mask) | (i == j), kNegInf);
-
-  // log P and log(1 - P); blocked keys get P = 0, so log(1 - P) = 0 and they
-  // drop out of every product.
-  auto logP = at::log_sigmoid(logits);
-  auto logNotP = at::log_sigmoid(-logits);
-  // prefix[t] = Σ_{k < t} log(1 - P_ik), so a product over keys lo < k <= hi is
-  // prefix[hi + 1] - prefix[lo + 1].
-  auto prefix = at::constant_pad_nd(logNotP.cumsum(-1), {1, 0}, 0);
-
-  // Keys closer to i than j: for j < i, j < k <= 2i - j (the right key at
-  // equal distance wins the tie, so it counts as closer); for j > i,
-  // 2i - j < k <= j - 1. Indices past either end clamp to the sequence.
-  auto mirror = 2 * i - j;
-  auto hi = at::where(j < i, mirror.clamp_max(length - 1),
-                      at::where(j > i, j - 1, i));
-  auto lo = at::where(j < i, j, at::where(j > i, mirror.clamp_min(-1), i));
-  auto shape = logits.sizes();
-  auto logNotCloser = prefix.gather(-1, (hi + 1).expand(shape)) -
-                      prefix.gather(-1, (lo + 1).expand(shape));
-
-  auto attention = at::exp(logNotCloser + logP);
-  if (normalize)
-    // F.normalize(p = 1) as NDR does: an all-zero row stays zero.
-    attention =
-        attention / attention.sum(-1, /*keepdim=*/true).clamp_min(1e-12);
-  return at::matmul(attention, v);
-}
-
 torch::Tensor maskedAttention(const torch::Tensor &q, const torch::Tensor &k,
                               const torch::Tensor &v, const torch::Tensor &mask,
                               bool causal) {

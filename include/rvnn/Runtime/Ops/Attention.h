@@ -12,7 +12,9 @@ namespace rvnn::runtime::ops {
 /// `l_ij = q_i·k_j·scale + [j>i]·front_i + [j<i]·back_i + bias` with pad keys
 /// and the diagonal at -inf; `A_ij = P_ij·Π_{k closer to i than j}(1-P_ik)`
 /// (ties at equal distance go to the right key), computed in log space;
-/// rows L1-normalised when `normalize`; output `A·v`.
+/// rows L1-normalised when `normalize`; output `A·v`. CPU float and double
+/// operands run a fused kernel with its own backward; anything else runs
+/// geometricAttentionReference.
 torch::Tensor geometricAttention(const torch::Tensor &q, const torch::Tensor &k,
                                  const torch::Tensor &v,
                                  const torch::Tensor &back,
@@ -20,6 +22,14 @@ torch::Tensor geometricAttention(const torch::Tensor &q, const torch::Tensor &k,
                                  const torch::Tensor &mask,
                                  const torch::Tensor &scale,
                                  const torch::Tensor &bias, bool normalize);
+
+/// The same as ATen tensor operations (any device, differentiable by
+/// autograd to any order): the oracle of the fused kernel.
+torch::Tensor geometricAttentionReference(
+    const torch::Tensor &q, const torch::Tensor &k, const torch::Tensor &v,
+    const torch::Tensor &back, const torch::Tensor &front,
+    const torch::Tensor &mask, const torch::Tensor &scale,
+    const torch::Tensor &bias, bool normalize);
 
 /// rvnn.masked_attention: softmax(q·kᵀ/sqrt(Dh)) with pad keys (and, when
 /// `causal`, keys after the query) masked, times `v`; `[N, H, S, Dh]`.
