@@ -38,6 +38,28 @@ int64_t countBackwardNodes(const torch::Tensor &loss) {
   return nodes;
 }
 
+nlohmann::json timeByOp(const ExecutionProfile &profile) {
+  nlohmann::json byOp = nlohmann::json::object();
+  for (const auto &[name, time] : profile.byOp)
+    byOp[name] = {{"calls", time.calls}, {"ms", time.seconds * 1e3}};
+  return byOp;
+}
+
+/// " gemm 1.49 ms (17) ..." for the `most` ops that took the most time.
+void printTimeByOp(std::ostream &os, const ExecutionProfile &profile,
+                   size_t most) {
+  std::vector<std::pair<std::string, ExecutionProfile::OpTime>> ops(
+      profile.byOp.begin(), profile.byOp.end());
+  std::sort(ops.begin(), ops.end(), [](const auto &a, const auto &b) {
+    return a.second.seconds > b.second.seconds;
+  });
+  for (size_t i = 0; i < ops.size() && i < most; ++i)
+    os << " " << ops[i].first.substr(ops[i].first.find('.') + 1) << " "
+       << std::setprecision(2) << ops[i].second.seconds * 1e3 << " ms ("
+       << ops[i].second.calls << ")";
+  os << "\n";
+}
+
 double perStep(int64_t count, int64_t steps) {
   return steps ? static_cast<double>(count) / static_cast<double>(steps) : 0;
 }
@@ -58,7 +80,20 @@ StepProfile profileStep(runtime::CompiledModel &model,
   }
   context.profile = nullptr;
   result.backwardNodes = countBackwardNodes(loss);
-  loss.backward();
+  // The compiled backward functions run on this thread (LibTorch runs CPU
+  // backward on the caller's), through the same executor.
+  context.profile = &result.backward;
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    loss.backward();
+  } catch (...) {
+    context.profile = nullptr;
+    throw;
+  }
+  result.backwardMs = std::chrono::duration<double, std::milli>(
+                          std::chrono::steady_clock::now() - start)
+                          .count();
+  context.profile = nullptr;
   return result;
 }
 
@@ -92,9 +127,6 @@ nlohmann::json toJson(const StepProfile &profile) {
         contract::OpKind::View, contract::OpKind::Library,
         contract::OpKind::Kernel})
     ops[std::string(contract::keyword(kind))] = f.ops(kind);
-  nlohmann::json byOp = nlohmann::json::object();
-  for (const auto &[name, time] : f.byOp)
-    byOp[name] = {{"calls", time.calls}, {"ms", time.seconds * 1e3}};
   return {
       {"forward_ops", ops},
       {"forward_dispatches", f.dispatches()},
@@ -104,7 +136,10 @@ nlohmann::json toJson(const StepProfile &profile) {
       {"backward_nodes", profile.backwardNodes},
       {"backward_nodes_per_step", perStep(profile.backwardNodes, f.loopSteps)},
       {"forward_gemm_flops", f.gemmFlops},
-      {"forward_time_by_op", byOp}};
+      {"forward_time_by_op", timeByOp(f)},
+      {"backward_ms", profile.backwardMs},
+      {"backward_dispatches", profile.backward.dispatches()},
+      {"backward_time_by_op", timeByOp(profile.backward)}};
 }
 
 void printProfile(std::ostream &os, const StepProfile &profile) {
@@ -117,17 +152,11 @@ void printProfile(std::ostream &os, const StepProfile &profile) {
      << " dispatches per step; backward: " << profile.backwardNodes
      << " autograd nodes (" << perStep(profile.backwardNodes, f.loopSteps)
      << " per recursion step)\n";
-  std::vector<std::pair<std::string, ExecutionProfile::OpTime>> ops(
-      f.byOp.begin(), f.byOp.end());
-  std::sort(ops.begin(), ops.end(), [](const auto &a, const auto &b) {
-    return a.second.seconds > b.second.seconds;
-  });
   os << "  forward time by op:";
-  for (size_t i = 0; i < ops.size() && i < 6; ++i)
-    os << " " << ops[i].first.substr(ops[i].first.find('.') + 1) << " "
-       << std::setprecision(2) << ops[i].second.seconds * 1e3 << " ms ("
-       << ops[i].second.calls << ")";
-  os << "\n";
+  printTimeByOp(os, f, 6);
+  os << "  backward " << std::setprecision(3) << profile.backwardMs << " ms, "
+     << profile.backward.dispatches() << " dispatches; time by op:";
+  printTimeByOp(os, profile.backward, 6);
 }
 
 } // namespace rvnn::cli

@@ -12,11 +12,14 @@
 namespace rvnn::cli {
 
 /// One profiled training step of `rvnn-run bench --profile`: what the
-/// forward executed (ExecutionProfile) and the autograd nodes its backward
-/// ran (each one ATen kernel or more, or a generated _grad kernel).
+/// forward executed, the autograd nodes its backward ran (each one ATen
+/// kernel or more, or a compiled backward function), and what those
+/// compiled backward functions executed.
 struct StepProfile {
   runtime::ExecutionProfile forward;
   int64_t backwardNodes = 0;
+  double backwardMs = 0;
+  runtime::ExecutionProfile backward;
 };
 
 /// Runs forward + backward once on `batch` with a profile attached (gradients
@@ -35,7 +38,7 @@ double gemmFloorMs(const StepProfile &profile, double sgemmRate);
 nlohmann::json toJson(const StepProfile &profile);
 
 /// A few lines: dispatches per recursion step forward and backward, and the
-/// ops that took the most forward time.
+/// ops that took the most forward and backward time.
 void printProfile(std::ostream &os, const StepProfile &profile);
 
 } // namespace rvnn::cli

@@ -248,6 +248,19 @@ Executor::runLoopBody(const PlanRegion &region, Frame &frame,
   }
 }
 
+namespace {
+
+/// A vjp is timed under its primal op, "rvnn_exec.vjp(rvnn_exec.gemm)": the
+/// backward's time by op then says which derivatives cost.
+std::string profileKey(const PlanOp &op) {
+  if (op.name != contract::ops::VjpOp::name || op.regions.empty() ||
+      op.regions.front().body.empty())
+    return op.name;
+  return op.name + "(" + op.regions.front().body.front().name + ")";
+}
+
+} // namespace
+
 void Executor::runOp(const PlanOp &op, Frame &frame) {
   const OpHandler &handler = registry.at(op.name);
   ExecutionProfile *profile = ctx.profile;
@@ -267,7 +280,7 @@ void Executor::runOp(const PlanOp &op, Frame &frame) {
     return handler(*this, op, frame);
   auto start = std::chrono::steady_clock::now();
   handler(*this, op, frame);
-  ExecutionProfile::OpTime &time = profile->byOp[op.name];
+  ExecutionProfile::OpTime &time = profile->byOp[profileKey(op)];
   ++time.calls;
   time.seconds +=
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
