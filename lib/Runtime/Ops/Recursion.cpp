@@ -1,5 +1,7 @@
 #include "rvnn/Runtime/Ops/Recursion.h"
 
+#include "PairMergeCpu.h"
+
 #ifdef RVNN_RUNTIME_CUDA_KERNELS
 #include "rvnn/Runtime/Cuda/PairMergeFunction.h"
 #endif
@@ -100,13 +102,23 @@ torch::Tensor pairMerge(const torch::Tensor &h, const torch::Tensor &cand,
   TORCH_CHECK(cand.size(-2) == pairs || cand.size(-2) == 1,
               "pair_merge: cand must have ", pairs, " or 1 rows, got ",
               cand.size(-2));
+  // CUDA operands run on the CUDA kernels (lib/Runtime/Cuda), CPU ones on
+  // the CPU kernel (PairMergeCpu.cpp); pairMergeReference stays the
+  // reference they are tested against, and serves everything else (half
+  // types, broadcast leading dims, very long rows on CUDA).
 #ifdef RVNN_RUNTIME_CUDA_KERNELS
-  // CUDA operands run on the kernels (lib/Runtime/Cuda); the ATen code below
-  // stays the reference they are tested against, and serves everything else
-  // (CPU, half types, broadcast leading dims, very long rows).
   if (cuda::pairMergeKernelTakes(h, cand, sel))
     return cuda::pairMerge(h, cand, sel);
 #endif
+  if (pairMergeCpuTakes(h, cand, sel))
+    return pairMergeCpu(h, cand, sel);
+  return pairMergeReference(h, cand, sel);
+}
+
+torch::Tensor pairMergeReference(const torch::Tensor &h,
+                                 const torch::Tensor &cand,
+                                 const torch::Tensor &sel) {
+  const int64_t pairs = h.size(-2) - 1;
   auto c = sel.cumsum(-1);
   auto left = (1 - c).unsqueeze(-1);
   auto right = (c - sel).unsqueeze(-1);

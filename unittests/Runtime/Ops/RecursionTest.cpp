@@ -3,6 +3,7 @@
 #include "GradCheck.h"
 
 #include <gtest/gtest.h>
+#include <torch/autograd.h>
 
 namespace ops = rvnn::runtime::ops;
 using rvnn::runtime::ops::testing::expectGradientsMatchFiniteDifferences;
@@ -53,6 +54,52 @@ TEST(RecursionOps, PairMergeGradients) {
   };
   expectGradientsMatchFiniteDifferences(merge, {h, cand, sel});
   expectGradientsMatchFiniteDifferences(merge, {h, single, sel});
+}
+
+// The CPU kernel against pairMergeReference under autograd: values, every
+// gradient, and a recorded backward (create_graph) for double backward; in
+// float and double, with leading dims and a broadcast candidate.
+TEST(RecursionOps, PairMergeCpuKernelMatchesReference) {
+  for (auto [dtype, tol] :
+       {std::pair{at::kFloat, 1e-5}, std::pair{at::kDouble, 1e-12}})
+    for (int64_t candRows : {6, 1}) {
+      SCOPED_TRACE(std::string(c10::toString(dtype)) + " cand rows " +
+                   std::to_string(candRows));
+      Inputs in = {uniformDoubles({2, 3, 7, 16}, -1, 1, 1),
+                   uniformDoubles({2, 3, candRows, 16}, -1, 1, 2),
+                   at::softmax(uniformDoubles({2, 3, 6}, -2, 2, 3), -1),
+                   uniformDoubles({2, 3, 6, 16}, -1, 1, 4)};
+      auto run = [&](auto op) {
+        Inputs leaves;
+        for (size_t i = 0; i < 3; ++i)
+          leaves.push_back(in[i].to(dtype).requires_grad_());
+        auto out = op(leaves[0], leaves[1], leaves[2]);
+        auto grads = torch::autograd::grad({out}, leaves, {in[3].to(dtype)},
+                                           /*retain_graph=*/true,
+                                           /*create_graph=*/true);
+        // A second-order term: d/dsel of the gradient of h, summed.
+        auto second =
+            torch::autograd::grad({grads[0].pow(2).sum()}, {leaves[2]})[0];
+        Inputs results = {out.detach(), second.detach()};
+        for (const auto &g : grads)
+          results.push_back(g.detach());
+        return results;
+      };
+      Inputs kernel = run(ops::pairMerge),
+             reference = run(ops::pairMergeReference);
+      for (size_t i = 0; i < kernel.size(); ++i)
+        EXPECT_TRUE(at::allclose(kernel[i], reference[i], tol, tol))
+            << "result " << i << ": max difference "
+            << (kernel[i] - reference[i]).abs().max().item<double>();
+      // Without create_graph the kernel's own backward runs.
+      Inputs leaves;
+      for (size_t i = 0; i < 3; ++i)
+        leaves.push_back(in[i].to(dtype).requires_grad_());
+      ops::pairMerge(leaves[0], leaves[1], leaves[2]).backward(in[3].to(dtype));
+      for (size_t i = 0; i < 3; ++i)
+        EXPECT_TRUE(at::allclose(leaves[i].grad(), reference[2 + i], tol, tol))
+            << "first-order gradient " << i;
+    }
 }
 
 TEST(RecursionOps, ChunkPadsLongSequences) {

@@ -43,6 +43,12 @@ torch::Tensor unchunk(const torch::Tensor &x, const torch::Tensor &ref,
 torch::Tensor pairMerge(const torch::Tensor &h, const torch::Tensor &cand,
                         const torch::Tensor &sel);
 
+/// pair_merge as ATen tensor operations (any device, differentiable to any
+/// order): the oracle of the CPU and CUDA kernels pairMerge runs.
+torch::Tensor pairMergeReference(const torch::Tensor &h,
+                                 const torch::Tensor &cand,
+                                 const torch::Tensor &sel);
+
 /// rvnn.recurse's per_sample halting: rows (dim 0 = batch) of `oldState` where
 /// `halted` `[N]` is true, rows of `newState` elsewhere.
 torch::Tensor freezeHalted(const torch::Tensor &halted,
