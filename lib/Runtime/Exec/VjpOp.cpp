@@ -4,6 +4,10 @@
 // directly (a dispatch's generated `_grad` kernel, ATen's backward functions),
 // and any other op is differentiated by ATen autograd through its reference
 // handler. vjp results carry no gradient themselves (no second order).
+// Where the derivative reads an operand only for its shape, the compiler
+// passes zeros broadcast to that shape (one element, zero strides): every
+// rule must give the same cotangents for it, read its sizes only and never
+// write into it.
 #include "Handlers.h"
 
 #include <functional>
@@ -153,6 +157,43 @@ sliceRule(Executor &, const PlanOp &op, const Frame &frame,
   return grads;
 }
 
+/// beam_gather's cotangent is scattered back to the rows it gathered (its
+/// input is read only for its shape: rvnn-exec-differentiate passes zeros
+/// broadcast to it); no gradient for the indices.
+std::optional<std::vector<Tensor>>
+beamGatherRule(Executor &, const PlanOp &op, const Frame &frame,
+               const std::vector<Tensor> &cotangents,
+               const std::vector<bool> &) {
+  using BeamGather = exec::BeamGatherOp;
+  const Tensor input = frame.tensor(op, BeamGather::operand::input);
+  const Tensor indices = frame.tensor(op, BeamGather::operand::indices);
+  const Tensor &dy = cotangents.at(0);
+  std::vector<int64_t> rows(dy.dim(), 1);
+  rows[0] = indices.size(0);
+  rows[1] = indices.size(1);
+  std::vector<Tensor> grads(op.operands.size());
+  grads[BeamGather::operand::input] =
+      at::zeros(input.sizes(), dy.options())
+          .scatter_add_(1, indices.reshape(rows).expand(dy.sizes()), dy);
+  return grads;
+}
+
+/// beam_expand repeats each beam `factor` times: the cotangent sums the
+/// repeats.
+std::optional<std::vector<Tensor>>
+beamExpandRule(Executor &, const PlanOp &op, const Frame &frame,
+               const std::vector<Tensor> &cotangents,
+               const std::vector<bool> &) {
+  using BeamExpand = exec::BeamExpandOp;
+  const Tensor input = frame.tensor(op, BeamExpand::operand::input);
+  std::vector<int64_t> repeated(input.sizes().begin(), input.sizes().end());
+  repeated.insert(repeated.begin() + 2,
+                  attrAs<int64_t>(op, BeamExpand::attr::factor));
+  std::vector<Tensor> grads(op.operands.size());
+  grads[BeamExpand::operand::input] = cotangents.at(0).reshape(repeated).sum(2);
+  return grads;
+}
+
 const std::map<std::string_view, FastRule> &fastRules() {
   static const std::map<std::string_view, FastRule> rules = {
       {exec::DispatchOp::name, dispatchRule},
@@ -162,6 +203,8 @@ const std::map<std::string_view, FastRule> &fastRules() {
       {exec::ReluOp::name, unaryRule(reluGrad)},
       {exec::LayerNormOp::name, layerNormRule},
       {exec::SliceOp::name, sliceRule},
+      {exec::BeamGatherOp::name, beamGatherRule},
+      {exec::BeamExpandOp::name, beamExpandRule},
   };
   return rules;
 }

@@ -48,7 +48,9 @@ rvnn_exec.func @forward(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
 // -----
 
 // A tree level: concat, reshape and broadcast get their adjoints as
-// contract ops; the mask input is not differentiable.
+// contract ops; the mask input is not differentiable. The slice's derivative
+// reads only its source's shape: the residual is a zero broadcast to that
+// shape, not the concatenation.
 rvnn_exec.param @v : tensor<8xf32> init <ones>
 rvnn_exec.func @reduce(%x: tensor<?x?x4xf32>, %m: tensor<?x?xf32>) -> tensor<?x4xf32> {
   %v = rvnn_exec.param_get @v : tensor<8xf32>
@@ -83,7 +85,10 @@ rvnn_exec.func @reduce(%x: tensor<?x?x4xf32>, %m: tensor<?x?xf32>) -> tensor<?x4
 // CHECK-NEXT:    %[[C0:.*]] = rvnn_exec.constant 0 : index
 // CHECK-NEXT:    %[[QN:.*]] = rvnn_exec.dim %[[Q]], %[[C0]]
 // CHECK-NEXT:    %[[BOTH:.*]] = rvnn_exec.concat
-// CHECK:         rvnn_exec.return %{{.*}}, %[[BOTH]], %[[N]], %[[QN]], %[[E]], %[[Q]], %arg2
+// CHECK-NEXT:    %[[ZERO:.*]] = rvnn_exec.constant dense<0.000000e+00> : tensor<f32>
+// CHECK-NEXT:    %[[SHAPE:.*]] = rvnn_exec.broadcast_like %[[ZERO]], %[[BOTH]] : (tensor<f32>, tensor<?x16xf32>) -> tensor<?x16xf32>
+// CHECK-NEXT:    rvnn_exec.slice %[[BOTH]]
+// CHECK-NEXT:    rvnn_exec.return %{{.*}}, %[[SHAPE]], %[[N]], %[[QN]], %[[E]], %[[Q]], %arg2
 // CHECK-LABEL: rvnn_exec.func @reduce_body_bwd(
 // CHECK-SAME:      %[[RBOTH:[^:]*]]: tensor<?x16xf32>, %[[RN:[^:]*]]: index, %[[RQN:[^:]*]]: index, %[[RE:[^:]*]]: tensor<?x8xf32>, %[[RQ:[^:]*]]: tensor<?x8xf32>, %[[RV:[^:]*]]: tensor<8xf32>, %[[CT:[^:]*]]: tensor<?x4xf32>) -> tensor<8xf32>
 // CHECK-NEXT:    %[[DBOTH:.*]] = rvnn_exec.vjp(%[[RBOTH]], %[[RN]]) cotangents(%[[CT]]) grad_inputs [0]
@@ -96,6 +101,48 @@ rvnn_exec.func @reduce(%x: tensor<?x?x4xf32>, %m: tensor<?x?xf32>) -> tensor<?x4
 // CHECK-NEXT:    %[[DVB:.*]] = rvnn_exec.elementwise <mul> %[[DE]], %[[RE]]
 // CHECK-NEXT:    %[[DV:.*]] = rvnn_exec.sum_to_like %[[DVB]], %[[RV]] : tensor<?x8xf32>, tensor<8xf32>
 // CHECK-NEXT:    rvnn_exec.return %[[DV]] : tensor<8xf32>
+
+// -----
+
+// What a vjp's derivative reads of its primal op's operands depends on the
+// op and on which cotangents it computes: with `sel` inactive, pair_merge is
+// linear in h and cand, and a gemm whose lhs is inactive needs the lhs but
+// not the rhs. Those operands are passed as zero broadcasts to their shapes,
+// so h is no residual: the residuals are the witnesses, sel and x, and the
+// parameter itself (alive anyway: no witness).
+rvnn_exec.param @w : tensor<4x4xf32> init <xavier_uniform>
+rvnn_exec.func @merge(%x: tensor<?x3x4xf32>, %sel: tensor<?x2xf32>) -> tensor<?x2x4xf32> {
+  %w = rvnn_exec.param_get @w : tensor<4x4xf32>
+  %h = rvnn_exec.gemm %x, %w {transpose_rhs}
+      : (tensor<?x3x4xf32>, tensor<4x4xf32>) -> tensor<?x3x4xf32>
+  %c0 = rvnn_exec.constant 0 : index
+  %n = rvnn_exec.dim %x, %c0 : tensor<?x3x4xf32>
+  %cand = rvnn_exec.slice %h [] [%n] [] {dropped_dims = array<i64>,
+      static_offsets = array<i64: 0, 0, 0>,
+      static_sizes = array<i64: -9223372036854775808, 1, 4>,
+      static_strides = array<i64: 1, 1, 1>} : tensor<?x3x4xf32> to tensor<?x1x4xf32>
+  %m = rvnn_exec.pair_merge %h, %cand, %sel
+      : (tensor<?x3x4xf32>, tensor<?x1x4xf32>, tensor<?x2xf32>) -> tensor<?x2x4xf32>
+  rvnn_exec.return %m : tensor<?x2x4xf32>
+}
+// CHECK-LABEL: rvnn_exec.func @merge_part_fwd(
+// CHECK-SAME:      %[[X:[^:]*]]: tensor<?x3x4xf32>, %[[W:[^:]*]]: tensor<4x4xf32>, %[[N:[^:]*]]: index, %[[SEL:[^:]*]]: tensor<?x2xf32>)
+// CHECK-SAME:      -> (tensor<?x2x4xf32>, tensor<?x3x4xf32>, tensor<?x1x4xf32>, tensor<?x2xf32>, index, tensor<?x3x4xf32>, tensor<4x4xf32>)
+// CHECK-NEXT:    %[[H:.*]] = rvnn_exec.gemm %[[X]], %[[W]]
+// CHECK-NEXT:    %[[Z1:.*]] = rvnn_exec.constant dense<0.000000e+00> : tensor<f32>
+// CHECK-NEXT:    %[[HSHAPE:.*]] = rvnn_exec.broadcast_like %[[Z1]], %[[H]]
+// CHECK-NEXT:    %[[CAND:.*]] = rvnn_exec.slice %[[H]]
+// CHECK-NEXT:    %[[Z2:.*]] = rvnn_exec.constant dense<0.000000e+00> : tensor<f32>
+// CHECK-NEXT:    %[[CSHAPE:.*]] = rvnn_exec.broadcast_like %[[Z2]], %[[CAND]]
+// CHECK-NEXT:    %[[M:.*]] = rvnn_exec.pair_merge %[[H]], %[[CAND]], %[[SEL]]
+// CHECK-NEXT:    rvnn_exec.return %[[M]], %[[HSHAPE]], %[[CSHAPE]], %[[SEL]], %[[N]], %[[X]], %[[W]] :
+// CHECK-LABEL: rvnn_exec.func @merge_part_bwd(
+// CHECK-SAME:      %[[RH:[^:]*]]: tensor<?x3x4xf32>, %[[RC:[^:]*]]: tensor<?x1x4xf32>, %[[RSEL:[^:]*]]: tensor<?x2xf32>, %[[RN:[^:]*]]: index, %[[RX:[^:]*]]: tensor<?x3x4xf32>, %[[RW:[^:]*]]: tensor<4x4xf32>, %[[CT:[^:]*]]: tensor<?x2x4xf32>)
+// CHECK-NEXT:    %[[DM:.*]]:2 = rvnn_exec.vjp(%[[RH]], %[[RC]], %[[RSEL]]) cotangents(%[[CT]]) grad_inputs [0, 1]
+// CHECK:         %[[DC:.*]] = rvnn_exec.vjp(%[[RH]], %[[RN]]) cotangents(%[[DM]]#1) grad_inputs [0]
+// CHECK:         %[[DH:.*]] = rvnn_exec.elementwise <add> %[[DM]]#0, %[[DC]]
+// CHECK-NEXT:    %[[DW:.*]] = rvnn_exec.vjp(%[[RX]], %[[RW]]) cotangents(%[[DH]]) grad_inputs [1]
+// CHECK:         rvnn_exec.return %[[DW]] : tensor<4x4xf32>
 
 // -----
 

@@ -383,37 +383,47 @@ Plan vjpPlan(const VjpCase &c, bool throughAutograd, const std::string &name) {
   return planWith({function("forward", args, {vjp, returnOp(gradIds)})}, name);
 }
 
-/// Runs both rules on the same inputs; checks they agree, and that the fast
-/// rule did not run the primal op while the autograd rule did.
+/// The cotangents of `c`'s grad_inputs, by the fast rule or (with
+/// `throughAutograd`) the autograd rule; checks that the fast rule did not
+/// run the primal op while the autograd rule did.
+std::vector<RuntimeValue> vjpGrads(const VjpCase &c, bool throughAutograd,
+                                   std::vector<RuntimeValue> primals,
+                                   const Tensor &cotangent) {
+  primals.push_back(cotangent);
+  Plan plan = vjpPlan(c, throughAutograd,
+                      "vjp-" + c.opName.substr(c.opName.find('.') + 1));
+  ExecutionProfile profile;
+  ExecutionContext context;
+  context.kernelMode = KernelMode::Reference;
+  context.profile = &profile;
+  Executor executor = executorFor(plan, context);
+  std::vector<RuntimeValue> results = executor.call("forward", primals);
+  EXPECT_EQ(profile.byOp.count(c.opName), throughAutograd ? 1u : 0u)
+      << c.opName << (throughAutograd ? ": autograd rule" : ": fast rule");
+  return results;
+}
+
+void expectSameGrads(const VjpCase &c, const std::vector<RuntimeValue> &got,
+                     const std::vector<RuntimeValue> &expected,
+                     const std::string &what) {
+  ASSERT_EQ(got.size(), c.gradInputs.size());
+  ASSERT_EQ(expected.size(), c.gradInputs.size());
+  for (size_t k = 0; k < got.size(); ++k) {
+    const Tensor &a = std::get<Tensor>(got[k]);
+    const Tensor &b = std::get<Tensor>(expected[k]);
+    EXPECT_FALSE(a.requires_grad());
+    EXPECT_TRUE(torch::allclose(a, b, 1e-9, 1e-12))
+        << c.opName << " (" << what << ") grad_inputs #" << k
+        << ": max difference " << (a - b).abs().max().item<double>();
+  }
+}
+
+/// Runs both rules on the same inputs and checks they agree.
 void expectFastRuleMatchesAutograd(const VjpCase &c,
                                    const std::vector<RuntimeValue> &primals,
                                    const Tensor &cotangent) {
-  std::vector<RuntimeValue> args = primals;
-  args.push_back(cotangent);
-  auto grads = [&](bool throughAutograd) {
-    Plan plan = vjpPlan(c, throughAutograd,
-                        "vjp-" + c.opName.substr(c.opName.find('.') + 1));
-    ExecutionProfile profile;
-    ExecutionContext context;
-    context.kernelMode = KernelMode::Reference;
-    context.profile = &profile;
-    Executor executor = executorFor(plan, context);
-    std::vector<RuntimeValue> results = executor.call("forward", args);
-    EXPECT_EQ(profile.byOp.count(c.opName), throughAutograd ? 1u : 0u)
-        << c.opName << (throughAutograd ? ": autograd rule" : ": fast rule");
-    return results;
-  };
-  std::vector<RuntimeValue> fast = grads(false);
-  std::vector<RuntimeValue> reference = grads(true);
-  ASSERT_EQ(fast.size(), c.gradInputs.size());
-  for (size_t k = 0; k < fast.size(); ++k) {
-    const Tensor &a = std::get<Tensor>(fast[k]);
-    const Tensor &b = std::get<Tensor>(reference[k]);
-    EXPECT_FALSE(a.requires_grad());
-    EXPECT_TRUE(torch::allclose(a, b, 1e-9, 1e-12))
-        << c.opName << " grad_inputs #" << k << ": max difference "
-        << (a - b).abs().max().item<double>();
-  }
+  expectSameGrads(c, vjpGrads(c, false, primals, cotangent),
+                  vjpGrads(c, true, primals, cotangent), "fast rule");
 }
 
 } // namespace
@@ -508,6 +518,183 @@ TEST(Vjp, GemmRulesMatchAutograd) {
        f64({3, 3}),
        {0}},
       {uniformDoubles({3, 4}, -1, 1, 30)}, uniformDoubles({3, 3}, -1, 1, 31));
+}
+
+namespace {
+
+/// Whether lib/Runtime/Exec/VjpOp.cpp has a fast rule for `opName`.
+bool fastRuleCovers(const std::string &opName) {
+  for (std::string_view name :
+       {exec::GemmOp::name, exec::LayerNormOp::name, exec::SliceOp::name,
+        exec::BeamGatherOp::name, exec::BeamExpandOp::name})
+    if (opName == name)
+      return true;
+  return false;
+}
+
+/// `primals` with the operands at `shapeOnly` replaced by what
+/// rvnn-exec-differentiate passes where a derivative reads only an
+/// operand's shape: zeros broadcast to it (one element, zero strides).
+std::vector<RuntimeValue> withShapeWitnesses(std::vector<RuntimeValue> primals,
+                                             std::vector<size_t> shapeOnly) {
+  for (size_t index : shapeOnly) {
+    const Tensor &operand = std::get<Tensor>(primals.at(index));
+    primals[index] =
+        torch::zeros({}, operand.options()).expand(operand.sizes());
+  }
+  return primals;
+}
+
+/// Both rules on `primals` with shape witnesses at `shapeOnly` give the
+/// cotangents of ATen autograd on the operands themselves.
+void expectShapeWitnessesSuffice(const VjpCase &c,
+                                 const std::vector<RuntimeValue> &primals,
+                                 std::vector<size_t> shapeOnly,
+                                 const Tensor &cotangent) {
+  std::vector<RuntimeValue> witnessed =
+      withShapeWitnesses(primals, std::move(shapeOnly));
+  std::vector<RuntimeValue> expected = vjpGrads(c, true, primals, cotangent);
+  expectSameGrads(c, vjpGrads(c, true, witnessed, cotangent), expected,
+                  "autograd rule on shape witnesses");
+  if (fastRuleCovers(c.opName))
+    expectSameGrads(c, vjpGrads(c, false, witnessed, cotangent), expected,
+                    "fast rule on shape witnesses");
+}
+
+} // namespace
+
+// The operands that rvnn-exec-differentiate passes as shape witnesses (its
+// table of what each derivative reads, AdjointRules.cpp): every rule gives
+// the cotangents of the operands themselves.
+TEST(Vjp, ShapeWitnessesGiveTheCotangentsOfTheOperands) {
+  json i64Index = type("i64", {2, 2});
+  json sliceAttrs = {{"static_offsets", {1, kDynamic}},
+                     {"static_sizes", {1, 2}},
+                     {"static_strides", {1, 2}},
+                     {"dropped_dims", {0}},
+                     {"operandSegmentSizes", {1, 1, 0, 0}}};
+  expectShapeWitnessesSuffice({str(exec::SliceOp::name),
+                               {f64({3, 5}), type("index", {}, false)},
+                               {0, 1},
+                               sliceAttrs,
+                               f64({2}),
+                               {0}},
+                              {uniformDoubles({3, 5}, -1, 1, 40), int64_t{1}},
+                              {0}, uniformDoubles({2}, -1, 1, 41));
+
+  // A linear layer: bias and accumulator always by shape; lhs when only
+  // its own cotangent is wanted, rhs likewise.
+  VjpCase gemm{str(exec::GemmOp::name),
+               {f64({2, 3, 4}), f64({5, 4}), f64({5}), f64({2, 3, 5})},
+               {0, 1, 2, 3},
+               {{"transpose_rhs", true}, {"operandSegmentSizes", {1, 1, 1, 1}}},
+               f64({2, 3, 5}),
+               {0, 1, 2, 3}};
+  std::vector<RuntimeValue> gemmPrimals{
+      uniformDoubles({2, 3, 4}, -1, 1, 42), uniformDoubles({5, 4}, -1, 1, 43),
+      uniformDoubles({5}, -1, 1, 44), uniformDoubles({2, 3, 5}, -1, 1, 45)};
+  Tensor dGemm = uniformDoubles({2, 3, 5}, -1, 1, 46);
+  expectShapeWitnessesSuffice(gemm, gemmPrimals, {2, 3}, dGemm);
+  gemm.gradInputs = {1};
+  expectShapeWitnessesSuffice(gemm, gemmPrimals, {1, 2, 3}, dGemm);
+  gemm.gradInputs = {0};
+  expectShapeWitnessesSuffice(gemm, gemmPrimals, {0, 2, 3}, dGemm);
+
+  expectShapeWitnessesSuffice({str(exec::LayerNormOp::name),
+                               {f64({3, 6}), f64({6}), f64({6})},
+                               {0, 1, 2},
+                               {{"epsilon", 1e-5}},
+                               f64({3, 6}),
+                               {0, 1, 2}},
+                              {uniformDoubles({3, 6}, -2, 2, 47),
+                               uniformDoubles({6}, 0.5, 1.5, 48),
+                               uniformDoubles({6}, -1, 1, 49)},
+                              {2}, uniformDoubles({3, 6}, -1, 1, 50));
+
+  Tensor beamIndices = torch::tensor({{2, 0}, {1, 1}}, torch::kLong);
+  expectShapeWitnessesSuffice(
+      {str(exec::BeamGatherOp::name),
+       {f64({2, 3, 4}), i64Index},
+       {0, 1},
+       json::object(),
+       f64({2, 2, 4}),
+       {0}},
+      {uniformDoubles({2, 3, 4}, -1, 1, 51), beamIndices}, {0},
+      uniformDoubles({2, 2, 4}, -1, 1, 52));
+  expectShapeWitnessesSuffice({str(exec::BeamExpandOp::name),
+                               {f64({2, 2, 3})},
+                               {0},
+                               {{"factor", 2}},
+                               f64({2, 4, 3}),
+                               {0}},
+                              {uniformDoubles({2, 2, 3}, -1, 1, 53)}, {0},
+                              uniformDoubles({2, 4, 3}, -1, 1, 54));
+
+  // With the selection inactive, pair_merge is linear in h and cand.
+  expectShapeWitnessesSuffice(
+      {str(exec::PairMergeOp::name),
+       {f64({2, 3, 4}), f64({2, 1, 4}), f64({2, 2})},
+       {0, 1, 2},
+       json::object(),
+       f64({2, 2, 4}),
+       {0, 1}},
+      {uniformDoubles({2, 3, 4}, -1, 1, 55),
+       uniformDoubles({2, 1, 4}, -1, 1, 56),
+       torch::tensor({{0.25, 0.75}, {1.0, 0.0}}, torch::kDouble)},
+      {0, 1}, uniformDoubles({2, 2, 4}, -1, 1, 57));
+
+  expectShapeWitnessesSuffice(
+      {str(exec::BeamAccumulateOp::name),
+       {f64({2, 2}), f64({2, 2, 3}), type("i64", {2, 2, 2})},
+       {0, 1, 2},
+       json::object(),
+       f64({2, 4}),
+       {0, 1}},
+      {uniformDoubles({2, 2}, -1, 1, 58), uniformDoubles({2, 2, 3}, 0.1, 1, 59),
+       torch::tensor({{{0, 2}, {1, 0}}, {{2, 1}, {0, 0}}}, torch::kLong)},
+      {0}, uniformDoubles({2, 4}, -1, 1, 60));
+
+  expectShapeWitnessesSuffice(
+      {str(exec::BeamMarginalizeOp::name),
+       {f64({2, 3, 4}), f64({2, 3}), f64({2, 3})},
+       {0, 1, 2},
+       json::object(),
+       f64({2, 4}),
+       {0}},
+      {uniformDoubles({2, 3, 4}, -1, 1, 61), uniformDoubles({2, 3}, -1, 1, 62),
+       torch::tensor({{1.0, 1.0, 0.0}, {1.0, 0.0, 1.0}}, torch::kDouble)},
+      {0}, uniformDoubles({2, 4}, -1, 1, 63));
+
+  expectShapeWitnessesSuffice(
+      {str(exec::PoolOp::name),
+       {f64({2, 3, 4}), f64({2, 3})},
+       {0, 1},
+       {{"kind", "mean"}},
+       f64({2, 4}),
+       {0}},
+      {uniformDoubles({2, 3, 4}, -1, 1, 64),
+       torch::tensor({{1.0, 1.0, 0.0}, {1.0, 1.0, 1.0}}, torch::kDouble)},
+      {0}, uniformDoubles({2, 4}, -1, 1, 65));
+
+  expectShapeWitnessesSuffice({str(exec::EmbeddingOp::name),
+                               {f64({5, 3}), i64Index},
+                               {0, 1},
+                               json::object(),
+                               f64({2, 2, 3}),
+                               {0}},
+                              {uniformDoubles({5, 3}, -1, 1, 66),
+                               torch::tensor({{4, 0}, {4, 2}}, torch::kLong)},
+                              {0}, uniformDoubles({2, 2, 3}, -1, 1, 67));
+
+  expectShapeWitnessesSuffice(
+      {str(exec::UnchunkOp::name),
+       {f64({4, 3}), f64({2, 5})},
+       {0, 1},
+       {{"dim", 1}},
+       f64({2, 2, 3}),
+       {0}},
+      {uniformDoubles({4, 3}, -1, 1, 68), uniformDoubles({2, 5}, -1, 1, 69)},
+      {0, 1}, uniformDoubles({2, 2, 3}, -1, 1, 70));
 }
 
 TEST(Vjp, AutogradRuleIsTheVectorJacobianProduct) {

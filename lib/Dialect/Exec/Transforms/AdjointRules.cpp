@@ -9,12 +9,107 @@
 
 #include "AdjointRules.h"
 
-#include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "rvnn/Dialect/Exec/IR/ExecOps.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 using namespace mlir;
 using namespace mlir::rvnn::exec;
+
+namespace {
+
+/// An operand of a primal op whose value the op's derivative reads only for
+/// the cotangents of the operands in `readFor` (none: never; its shape is
+/// all the derivative needs).
+struct ValueRead {
+  Value operand;
+  SmallVector<Value, 2> readFor;
+};
+
+} // namespace
+
+/// What the derivative of each op that rvnn_exec.vjp differentiates reads of
+/// its operands by value, as ATen's derivatives.yaml records what each
+/// backward formula saves: the one place that says so. The runtime's rules
+/// (lib/Runtime/Exec/VjpOp.cpp) and ATen autograd through the reference
+/// implementations must then give the same cotangents for any values of the
+/// operands that are read only for their shape. Operands not listed here
+/// (and every operand of an op not listed) are read by value.
+static SmallVector<ValueRead> valueReads(Operation *op) {
+  using Reads = SmallVector<ValueRead>;
+  return llvm::TypeSwitch<Operation *, Reads>(op)
+      // Selections and views: the cotangent lands in zeros of the source's
+      // shape (the indices are read by value).
+      .Case([](SliceOp slice) {
+        return Reads{{slice.getSource(), {}}};
+      })
+      .Case([](BeamGatherOp gather) {
+        return Reads{{gather.getInput(), {}}};
+      })
+      .Case([](BeamExpandOp expand) {
+        return Reads{{expand.getInput(), {}}};
+      })
+      .Case([](EmbeddingOp embedding) {
+        return Reads{{embedding.getTable(), {}}};
+      })
+      .Case([](UnchunkOp unchunk) {
+        return Reads{{unchunk.getX(), {}}, {unchunk.getRef(), {}}};
+      })
+      // Bilinear in lhs and rhs; bias and accumulator are added.
+      .Case([](GemmOp gemm) {
+        return Reads{{gemm.getLhs(), {gemm.getRhs()}},
+                     {gemm.getRhs(), {gemm.getLhs()}},
+                     {gemm.getBias(), {}},
+                     {gemm.getAccumulator(), {}}};
+      })
+      // beta is added after the normalisation.
+      .Case([](LayerNormOp norm) {
+        return Reads{{norm.getInput(), {norm.getInput(), norm.getGamma()}},
+                     {norm.getGamma(), {norm.getInput()}},
+                     {norm.getBeta(), {}}};
+      })
+      // Linear in h and cand for a given selection.
+      .Case([](PairMergeOp merge) {
+        return Reads{{merge.getH(), {merge.getSel()}},
+                     {merge.getCand(), {merge.getSel()}},
+                     {merge.getSel(), {merge.getH(), merge.getCand()}}};
+      })
+      // accu is added to the log of the picked probabilities.
+      .Case([](BeamAccumulateOp accumulate) {
+        return Reads{{accumulate.getAccu(), {}},
+                     {accumulate.getProbs(), {accumulate.getProbs()}}};
+      })
+      // Linear in the roots for given weights.
+      .Case([](BeamMarginalizeOp marginalize) {
+        return Reads{{marginalize.getRoots(),
+                      {marginalize.getAccu(), marginalize.getBeamMask()}}};
+      })
+      // Every kind but max is linear in h for a given mask.
+      .Case([](PoolOp pool) {
+        if (pool.getKind() == mlir::rvnn::PoolKind::max)
+          return Reads{};
+        return Reads{{pool.getH(), {}}};
+      })
+      .Default([](Operation *) { return Reads{}; });
+}
+
+/// The operands of `op` whose values the cotangents of the operands that
+/// satisfy `wanted` read.
+static llvm::DenseSet<Value>
+operandsReadByValue(Operation *op, llvm::function_ref<bool(Value)> wanted) {
+  llvm::DenseSet<Value> partial, read;
+  for (const ValueRead &entry : valueReads(op)) {
+    if (!entry.operand)
+      continue;
+    partial.insert(entry.operand);
+    if (llvm::any_of(entry.readFor, wanted))
+      read.insert(entry.operand);
+  }
+  for (Value operand : op->getOperands())
+    if (!partial.contains(operand))
+      read.insert(operand);
+  return read;
+}
 
 bool mlir::rvnn::exec::isDifferentiableType(Type type) {
   auto tensor = dyn_cast<RankedTensorType>(type);
@@ -86,6 +181,41 @@ SmallVector<Value> ReverseSweep::dynamicSizes(Value primal) {
 Value ReverseSweep::zerosLike(Value primal) {
   return backward.create<AllocOp>(primal.getLoc(), primal.getType(),
                                   dynamicSizes(primal));
+}
+
+Value ReverseSweep::shapeWitness(Value primal) {
+  OpBuilder primalSide(primal.getContext());
+  if (Operation *def = primal.getDefiningOp())
+    primalSide.setInsertionPointAfter(def);
+  else
+    primalSide.setInsertionPointToStart(primal.getParentBlock());
+  auto type = cast<RankedTensorType>(primal.getType());
+  auto scalarType = RankedTensorType::get({}, type.getElementType());
+  Value zero = primalSide.create<ConstantOp>(
+      primal.getLoc(), primalSide.getZeroAttr(scalarType));
+  return primalSide.create<BroadcastLikeOp>(primal.getLoc(), type, zero,
+                                            primal);
+}
+
+void ReverseSweep::passShapeWitnesses(const llvm::DenseSet<Value> &retained) {
+  Region *backwardRegion = backward.getInsertionBlock()->getParent();
+  llvm::SetVector<Value> primals;
+  for (OpOperand *operand : shapeOnlyOperands)
+    primals.insert(operand->get());
+  for (Value primal : primals) {
+    // A value the backward also reads by value is a residual anyway.
+    auto readByValue = [&](OpOperand &use) {
+      return backwardRegion->isAncestor(use.getOwner()->getParentRegion()) &&
+             !shapeOnlyOperands.contains(&use);
+    };
+    if (retained.contains(primal) ||
+        llvm::any_of(primal.getUses(), readByValue))
+      continue;
+    Value witness = shapeWitness(primal);
+    primal.replaceUsesWithIf(witness, [&](OpOperand &use) {
+      return shapeOnlyOperands.contains(&use);
+    });
+  }
 }
 
 LogicalResult ReverseSweep::differentiateElementwise(Operation *op,
@@ -243,12 +373,20 @@ LogicalResult ReverseSweep::emitVjp(Operation *op, ArrayRef<Value> cotangents) {
   Location loc = op->getLoc();
   auto vjp = backward.create<VjpOp>(loc, gradTypes, op->getOperands(), complete,
                                     gradInputs);
+  // Float tensors read only for their shape may become shape witnesses
+  // (passShapeWitnesses); an index operand is small.
+  llvm::DenseSet<Value> read =
+      operandsReadByValue(op, [&](Value v) { return isActive(v); });
+  for (OpOperand &operand : vjp.getPrimalsMutable())
+    if (!read.contains(operand.get()) &&
+        isDifferentiableType(operand.get().getType()))
+      shapeOnlyOperands.insert(&operand);
   Block *body = backward.createBlock(&vjp.getBody());
-  IRMapping mapping;
   for (Value operand : op->getOperands())
-    mapping.map(operand, body->addArgument(operand.getType(), loc));
+    body->addArgument(operand.getType(), loc);
   OpBuilder inner = OpBuilder::atBlockEnd(body);
-  Operation *primal = inner.clone(*op, mapping);
+  Operation *primal = inner.clone(*op);
+  primal->setOperands(body->getArguments());
   inner.create<YieldOp>(loc, primal->getResults());
   backward.setInsertionPointAfter(vjp);
   for (auto [index, grad] : llvm::zip(gradInputs, vjp.getGrads()))

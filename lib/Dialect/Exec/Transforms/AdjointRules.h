@@ -12,6 +12,7 @@
 #include "rvnn/Dialect/Exec/IR/ExecOps.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/SetVector.h"
 
 namespace mlir::rvnn::exec {
 
@@ -47,6 +48,12 @@ public:
   /// contract cannot express; failedOp and failureReason then say why.
   LogicalResult differentiate(Operation *op, ArrayRef<Value> cotangents);
 
+  /// Once the sweep is done: where the backward reads a primal value only
+  /// through vjp operands whose shape is all their derivatives need, passes
+  /// a shape witness instead, so that the value is no residual. Values in
+  /// `retained` (alive regardless, e.g. parameters) keep their operands.
+  void passShapeWitnesses(const llvm::DenseSet<Value> &retained);
+
   Operation *failedOp = nullptr;
   std::string failureReason;
 
@@ -58,6 +65,10 @@ private:
   Value sizeOf(Value primal, int64_t dim);
   /// A zero tensor of `primal`'s type.
   Value zerosLike(Value primal);
+  /// A zero of `primal`'s type broadcast to its shape on the primal side: a
+  /// view of one element that stands for `primal` where only its shape is
+  /// read.
+  Value shapeWitness(Value primal);
 
   LogicalResult differentiateElementwise(Operation *op, Value cotangent);
   LogicalResult differentiateView(Operation *op, Value cotangent);
@@ -70,6 +81,8 @@ private:
   const llvm::DenseSet<Value> &active;
   llvm::DenseMap<Value, Value> adjoints;
   llvm::DenseMap<std::pair<Value, int64_t>, Value> sizes;
+  /// The vjp operands whose values their derivatives do not read.
+  llvm::SetVector<OpOperand *> shapeOnlyOperands;
 };
 
 } // namespace mlir::rvnn::exec

@@ -260,6 +260,12 @@ private:
     if (grads.empty())
       return Refusal{};
     builder.create<ReturnOp>(run.loc, grads);
+    // Parameters stay alive without the residuals.
+    llvm::DenseSet<Value> parameters;
+    for (auto [input, arg] : llvm::zip(inputs, fwdBlock.getArguments()))
+      if (input.getDefiningOp<ParamGetOp>())
+        parameters.insert(arg);
+    sweep.passShapeWitnesses(parameters);
     passResiduals(*bwdBlock, fwdReturn);
     return std::nullopt;
   }
