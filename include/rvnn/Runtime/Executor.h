@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <variant>
 #include <vector>
 
@@ -120,6 +121,13 @@ public:
     return parameterLookup(name);
   }
 
+  /// The tensor of constant op `op` on the context's device, built by
+  /// `make` on first use and shared afterwards (ops never write to their
+  /// operands), so a constant in a loop body is not rebuilt from the plan's
+  /// JSON every step.
+  torch::Tensor constant(const PlanOp &op,
+                         const std::function<torch::Tensor()> &make);
+
   /// Throws PlanError when `mode` on `device` needs generated kernels that
   /// the plan does not have loaded.
   static void checkKernels(const Plan &plan, KernelMode mode,
@@ -136,6 +144,7 @@ private:
   OpRegistry registry;
   /// Recursion bodies being run, for the profile's per-step counts.
   int loopDepth = 0;
+  std::unordered_map<const PlanOp *, torch::Tensor> constants;
 };
 
 /// Maps a plan dtype name to a torch scalar type.

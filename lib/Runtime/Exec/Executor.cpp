@@ -248,6 +248,14 @@ Executor::runLoopBody(const PlanRegion &region, Frame &frame,
   }
 }
 
+torch::Tensor Executor::constant(const PlanOp &op,
+                                 const std::function<torch::Tensor()> &make) {
+  torch::Tensor &cached = constants[&op];
+  if (!cached.defined() || cached.device() != ctx.device)
+    cached = make();
+  return cached;
+}
+
 namespace {
 
 /// A vjp is timed under its primal op, "rvnn_exec.vjp(rvnn_exec.gemm)": the

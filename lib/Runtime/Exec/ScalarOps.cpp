@@ -18,12 +18,12 @@ void constant(Executor &executor, const PlanOp &op, Frame &frame) {
     frame.setResult(op, 0, value.get<int64_t>());
     return;
   }
-  std::vector<double> values = value.at("values").get<std::vector<double>>();
-  torch::Tensor tensor =
-      torch::tensor(values, torch::dtype(torch::kDouble))
-          .reshape(type.shape)
-          .to(executor.context().device, scalarType(type.dtype));
-  frame.setResult(op, 0, tensor);
+  frame.setResult(op, 0, executor.constant(op, [&] {
+    std::vector<double> values = value.at("values").get<std::vector<double>>();
+    return torch::tensor(values, torch::dtype(torch::kDouble))
+        .reshape(type.shape)
+        .to(executor.context().device, scalarType(type.dtype));
+  }));
 }
 
 int64_t floorDiv(int64_t a, int64_t b) {
