@@ -10,6 +10,8 @@
 // instead of the residuals, and reruns `forward` in backward.
 #include "Handlers.h"
 
+#include "DeferredWeightGrad.h"
+
 #include <algorithm>
 #include <optional>
 
@@ -223,7 +225,8 @@ private:
         throw PlanError("@" + functionName(op, Call::attr::backward) +
                         " returns an integer for tensor grad_inputs entry " +
                         std::to_string(position));
-      result.push_back(*grad);
+      // A deferred weight gradient reaches the weight through its collector.
+      result.push_back(isDeferredZero(*grad) ? Tensor() : *grad);
     }
     return result;
   }

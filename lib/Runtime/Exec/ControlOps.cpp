@@ -1,8 +1,9 @@
 // Control ops: parameters and the loops that run a region (recurse with its
 // halting policy, balanced_reduce).
 #include "Handlers.h"
-#include "rvnn/Runtime/Ops/Recursion.h"
 
+#include "DeferredWeightGrad.h"
+#include "rvnn/Runtime/Ops/Recursion.h"
 
 namespace rvnn::runtime {
 namespace {
@@ -11,9 +12,13 @@ using torch::Tensor;
 using Recurse = exec::RecurseOp;
 
 void paramGet(Executor &executor, const PlanOp &op, Frame &frame) {
-  frame.setResult(op, 0,
-                  executor.parameter(
-                      attrAs<std::string>(op, exec::ParamGetOp::attr::name)));
+  torch::Tensor param =
+      executor.parameter(attrAs<std::string>(op, exec::ParamGetOp::attr::name));
+  // The compiled backward's gemm vjps defer their weight gradients to a
+  // collector (DeferredWeightGrad.h); the reference path keeps ATen's own.
+  if (executor.context().kernelMode == KernelMode::Generated)
+    param = collectWeightGrad(param);
+  frame.setResult(op, 0, param);
 }
 
 /// Steps recurse runs at most, from its halting policy.

@@ -10,6 +10,8 @@
 // write into it.
 #include "Handlers.h"
 
+#include "DeferredWeightGrad.h"
+
 #include <functional>
 #include <map>
 #include <optional>
@@ -68,8 +70,10 @@ gemmRule(Executor &, const PlanOp &op, const Frame &frame,
       // Every leading dim of lhs is a row of one [rows, K] · [K, N] product.
       Tensor lhsRows = lhs.reshape({-1, lhs.size(-1)});
       Tensor dyRows = dy.reshape({-1, dy.size(-1)});
-      grads[Gemm::operand::rhs] =
-          transposed ? dyRows.t().mm(lhsRows) : lhsRows.t().mm(dyRows);
+      Tensor deferred = deferWeightGrad(rhs, lhsRows, dyRows, transposed);
+      grads[Gemm::operand::rhs] = deferred.defined() ? deferred
+                                  : transposed       ? dyRows.t().mm(lhsRows)
+                                                     : lhsRows.t().mm(dyRows);
     } else {
       grads[Gemm::operand::rhs] =
           (transposed ? at::matmul(dy.transpose(-2, -1), lhs)

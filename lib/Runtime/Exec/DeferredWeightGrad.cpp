@@ -1,0 +1,127 @@
+// A loop body's weight gradient at batch 1 is a [K, N] product of a few rows
+// per step, then an out-of-place add into the running sum: both write K·N
+// elements per step for a handful of multiply-adds. Collecting the rows and
+// multiplying once writes K·N once and runs one large, efficient GEMM.
+//
+// The collector is an autograd node between the parameter and all its uses
+// in one forward pass, so autograd runs it after every use's backward; the
+// gemm vjps (VjpOp.cpp) find it through the weight's grad_fn and hand it
+// their rows. Rows are multiplied out in chunks, so what waits in the
+// collector stays bounded (kPendingBytes).
+#include "DeferredWeightGrad.h"
+
+#include <torch/autograd.h>
+
+#include <vector>
+
+namespace rvnn::runtime {
+namespace {
+
+using torch::Tensor;
+using torch::autograd::AutogradContext;
+using torch::autograd::variable_list;
+
+/// Rows (lhs and cotangent) held before they are multiplied out.
+constexpr int64_t kPendingBytes = int64_t(16) << 20;
+
+struct Collected : torch::CustomClassHolder {
+  struct Rows {
+    Tensor lhs, dy;
+  };
+  /// Pending rows by orientation: [0] lhsᵀ·dy, [1] dyᵀ·lhs.
+  std::vector<Rows> pending[2];
+  int64_t pendingBytes = 0;
+  /// The products of rows already multiplied out.
+  Tensor sum;
+
+  void add(const Tensor &lhs, const Tensor &dy, bool transposed) {
+    pending[transposed].push_back({lhs, dy});
+    pendingBytes += (lhs.numel() + dy.numel()) * lhs.element_size();
+    if (pendingBytes > kPendingBytes)
+      multiplyOut();
+  }
+
+  void multiplyOut() {
+    for (int transposed : {0, 1}) {
+      std::vector<Rows> &rows = pending[transposed];
+      if (rows.empty())
+        continue;
+      std::vector<Tensor> lhs, dy;
+      for (const Rows &r : rows) {
+        lhs.push_back(r.lhs);
+        dy.push_back(r.dy);
+      }
+      Tensor l = lhs.size() == 1 ? lhs[0] : at::cat(lhs);
+      Tensor d = dy.size() == 1 ? dy[0] : at::cat(dy);
+      Tensor product = transposed ? d.t().mm(l) : l.t().mm(d);
+      sum = sum.defined() ? sum.add_(product) : product;
+      rows.clear();
+    }
+    pendingBytes = 0;
+  }
+};
+
+struct CollectFunction : torch::autograd::Function<CollectFunction> {
+  static Tensor forward(AutogradContext *ctx, const Tensor &param) {
+    ctx->saved_data["collected"] =
+        c10::IValue::make_capsule(c10::make_intrusive<Collected>());
+    return param.view_as(param);
+  }
+
+  static variable_list backward(AutogradContext *ctx, variable_list grads) {
+    auto collected = c10::static_intrusive_pointer_cast<Collected>(
+        ctx->saved_data["collected"].toCapsule());
+    collected->multiplyOut();
+    Tensor grad = grads[0];
+    if (collected->sum.defined())
+      grad = grad.defined() ? grad + collected->sum : collected->sum;
+    collected->sum = Tensor();
+    return {grad};
+  }
+};
+
+/// The collector of a weight made by collectWeightGrad, or null.
+Collected *collectorOf(const Tensor &weight) {
+  auto *node = dynamic_cast<torch::autograd::CppNode<CollectFunction> *>(
+      weight.grad_fn().get());
+  if (!node)
+    return nullptr;
+  return static_cast<Collected *>(
+      node->ctx_.saved_data["collected"].toCapsule().get());
+}
+
+/// One zero element per dtype and device; deferred zeros broadcast it.
+Tensor zeroElement(const Tensor &like) {
+  // Never destroyed: it must outlive every tensor that broadcasts it.
+  static auto *zeros = new std::vector<Tensor>();
+  for (const Tensor &zero : *zeros)
+    if (zero.scalar_type() == like.scalar_type() &&
+        zero.device() == like.device())
+      return zero;
+  zeros->push_back(at::zeros({}, like.options()));
+  return zeros->back();
+}
+
+} // namespace
+
+Tensor collectWeightGrad(const Tensor &param) {
+  if (!torch::GradMode::is_enabled() || !param.requires_grad())
+    return param;
+  return CollectFunction::apply(param);
+}
+
+Tensor deferWeightGrad(const Tensor &weight, const Tensor &lhsRows,
+                       const Tensor &dyRows, bool transposed) {
+  Collected *collected = collectorOf(weight);
+  if (!collected || torch::GradMode::is_enabled())
+    return Tensor();
+  collected->add(lhsRows.detach(), dyRows.detach(), transposed);
+  return zeroElement(weight).expand(weight.sizes());
+}
+
+bool isDeferredZero(const Tensor &grad) {
+  return grad.defined() && grad.numel() > 0 &&
+         grad.is_alias_of(zeroElement(grad));
+}
+
+} // namespace rvnn::runtime
