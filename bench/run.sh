@@ -442,7 +442,7 @@ for model in models:
           f"{rounds} interleaved rounds, {threads} thread(s); {cap_text}"
           + (f"; no eager: {no_eager}" if no_eager else ""))
     for title, trio, ratios in (("training mode (dropout on)", IMPLS[:3], RATIOS[:3]),
-                                ("no dropout", IMPLS[3:], RATIOS[3:])):
+                                ("no dropout", IMPLS[3:6], RATIOS[3:6])):
         print(f"  {title}: generated = {trio[0]}, reference = {trio[1]}, "
               f"eager = {trio[2]}")
         print(f"{'lengths':>9} {'batch':>5} | {'generated':>17} "
