@@ -115,6 +115,12 @@ Tensor deferWeightGrad(const Tensor &weight, const Tensor &lhsRows,
   Collected *collected = collectorOf(weight);
   if (!collected || torch::GradMode::is_enabled())
     return Tensor();
+  // Only rows that take less memory than the [K, N] product they replace:
+  // many rows make an efficient GEMM of their own, and holding them until
+  // the collector runs would raise the backward's peak memory.
+  const int64_t k = lhsRows.size(1), n = dyRows.size(1);
+  if (lhsRows.size(0) * (k + n) >= k * n)
+    return Tensor();
   collected->add(lhsRows.detach(), dyRows.detach(), transposed);
   return zeroElement(weight).expand(weight.sizes());
 }

@@ -16,9 +16,10 @@ torch::Tensor collectWeightGrad(const torch::Tensor &param);
 
 /// For a gemm vjp whose weight gradient is `lhsRowsᵀ · dyRows` (or, with
 /// `transposed`, `dyRowsᵀ · lhsRows`): when `weight` comes from
-/// collectWeightGrad and the backward is not itself recorded, hands the rows
-/// to its collector and returns deferredZero(weight); otherwise an undefined
-/// tensor (compute the gradient as usual).
+/// collectWeightGrad, the backward is not itself recorded and the rows are
+/// smaller than the product (rows·(K + N) < K·N), hands the rows to its
+/// collector and returns a deferred zero (isDeferredZero); otherwise an
+/// undefined tensor (compute the gradient as usual).
 torch::Tensor deferWeightGrad(const torch::Tensor &weight,
                               const torch::Tensor &lhsRows,
                               const torch::Tensor &dyRows, bool transposed);

@@ -34,15 +34,15 @@ struct StepFunction : torch::autograd::Function<StepFunction> {
 
 /// Σ_t sum(step_t(x_t, W')·c_t) for `steps` steps of `rows` rows each, plus
 /// a direct use of W' that autograd differentiates itself: the gradient of W.
-Tensor gradientOfWeight(bool collect, int steps, int64_t rows,
-                        bool transposed) {
+Tensor gradientOfWeight(bool collect, int steps, int64_t rows, bool transposed,
+                        int64_t width = 8) {
   torch::manual_seed(5);
-  Tensor w = torch::randn({8, 8}, torch::kDouble).requires_grad_();
+  Tensor w = torch::randn({width, width}, torch::kDouble).requires_grad_();
   Tensor used = collect ? collectWeightGrad(w) : w;
   Tensor loss = used.sum() * 0.5;
   for (int t = 0; t < steps; ++t) {
-    Tensor x = torch::randn({rows, 8}, torch::kDouble);
-    Tensor c = torch::randn({rows, 8}, torch::kDouble);
+    Tensor x = torch::randn({rows, width}, torch::kDouble);
+    Tensor c = torch::randn({rows, width}, torch::kDouble);
     loss = loss + (StepFunction::apply(x, used, transposed) * c).sum();
   }
   loss.backward();
@@ -60,16 +60,31 @@ TEST(DeferredWeightGrad, CollectedGradientEqualsPerStepGradients) {
   }
 }
 
-// 16 MiB of pending rows are multiplied out early; the sum is unchanged.
-TEST(DeferredWeightGrad, LargeRowsAreMultipliedOutInChunks) {
-  Tensor expected = gradientOfWeight(false, 6, 60000, false);
-  Tensor collected = gradientOfWeight(true, 6, 60000, false);
+// 16 MiB of waiting rows (2100 steps of one 512-wide float64 row and its
+// cotangent) are multiplied out early; the sum is the same.
+TEST(DeferredWeightGrad, WaitingRowsAreMultipliedOutInChunks) {
+  Tensor expected = gradientOfWeight(false, 2100, 1, false, 512);
+  Tensor collected = gradientOfWeight(true, 2100, 1, false, 512);
   EXPECT_TRUE(torch::allclose(collected, expected, 1e-10, 1e-10));
 }
 
+// Rows as large as the product are not deferred; the sum is the same.
+TEST(DeferredWeightGrad, ManyRowsAreNotDeferred) {
+  Tensor expected = gradientOfWeight(false, 3, 64, false);
+  Tensor collected = gradientOfWeight(true, 3, 64, false);
+  EXPECT_TRUE(torch::allclose(collected, expected, 1e-12, 1e-12));
+  Tensor w = collectWeightGrad(torch::randn({8, 8}).requires_grad_());
+  torch::NoGradGuard noGrad;
+  EXPECT_FALSE(
+      deferWeightGrad(w, torch::randn({4, 8}), torch::randn({4, 8}), false)
+          .defined());
+  EXPECT_TRUE(isDeferredZero(
+      deferWeightGrad(w, torch::randn({3, 8}), torch::randn({3, 8}), false)));
+}
+
 TEST(DeferredWeightGrad, NothingIsDeferredWithoutACollectorOrWhenRecorded) {
-  Tensor w = torch::randn({4, 4}).requires_grad_();
-  Tensor x = torch::randn({2, 4}), dy = torch::randn({2, 4});
+  Tensor w = torch::randn({8, 8}).requires_grad_();
+  Tensor x = torch::randn({2, 8}), dy = torch::randn({2, 8});
   EXPECT_FALSE(deferWeightGrad(w, x, dy, false).defined());
   {
     torch::NoGradGuard noGrad;
@@ -83,6 +98,6 @@ TEST(DeferredWeightGrad, NothingIsDeferredWithoutACollectorOrWhenRecorded) {
   Tensor deferred = deferWeightGrad(collected, x, dy, false);
   EXPECT_TRUE(isDeferredZero(deferred));
   EXPECT_EQ(deferred.sizes(), w.sizes());
-  EXPECT_TRUE(torch::equal(deferred, torch::zeros({4, 4})));
-  EXPECT_FALSE(isDeferredZero(torch::zeros({4, 4})));
+  EXPECT_TRUE(torch::equal(deferred, torch::zeros({8, 8})));
+  EXPECT_FALSE(isDeferredZero(torch::zeros({8, 8})));
 }
