@@ -10,23 +10,27 @@
 #include "rvnn/Runtime/Device.h"
 #include "rvnn/Runtime/RunConfig.h"
 #include "rvnn/Runtime/Train/Checkpoint.h"
+#include "rvnn/Runtime/Train/WeightsFile.h"
 
 namespace rvnn::cli {
 
 using namespace rvnn::runtime;
 
 int runEval(const std::vector<std::string> &args) {
-  std::string configPath, modelDir, checkpoint, dataFile;
+  std::string configPath, modelDir, checkpoint, weights, dataFile;
   std::string device = "cpu", kernels = "generated";
   bool latest = false;
   OptionParser parser("rvnn-run eval",
-                      "Scores a checkpoint on a data file and prints "
-                      "accuracy by length bucket.\n");
+                      "Scores a checkpoint (or a weights file) on a data "
+                      "file and prints\naccuracy by length bucket.\n");
   parser.add("--config", "FILE", "run configuration (task, buckets)",
              configPath);
   parser.add("--model", "DIR", "compiled model", modelDir);
   parser.add("--checkpoint", "FILE", "checkpoint (best.pt or last.pt)",
              checkpoint);
+  parser.add("--weights", "FILE",
+             "weights file instead (rvnn-run export: torch or safetensors)",
+             weights);
   parser.add("--data", "FILE", "data to score", dataFile);
   parser.add("--device", "NAME", "cpu, cuda or cuda:N", device);
   addKernelsOption(parser, kernels);
@@ -35,17 +39,25 @@ int runEval(const std::vector<std::string> &args) {
                  latest);
   if (!parser.parse(args))
     return 0;
-  for (const char *required : {"--config", "--model", "--checkpoint", "--data"})
+  for (const char *required : {"--config", "--model", "--data"})
     if (!parser.given(required))
       parser.fail(std::string("missing ") + required);
+  if (parser.given("--checkpoint") == parser.given("--weights"))
+    parser.fail("give either --checkpoint or --weights");
+  if (latest && !parser.given("--checkpoint"))
+    parser.fail("--latest chooses among a checkpoint's parameters; a weights "
+                "file has one set");
   const KernelMode kernelMode = kernelsOption(parser, kernels);
 
   RunConfig config = readRunConfig(configPath);
+  const Dataset data = readDataset(config.task, dataFile);
   CompiledModel model(modelDir, selectDevice(device), /*seed=*/0, kernelMode);
   model.executionContext().compactHalted = config.compactHalted;
-  train::loadParameters(checkpoint, model, /*best=*/!latest);
-  std::vector<Batch> batches =
-      orderedBatches(readDataset(config.task, dataFile), config.batchSize);
+  if (parser.given("--weights"))
+    train::loadWeights(weights, model);
+  else
+    train::loadParameters(checkpoint, model, /*best=*/!latest);
+  std::vector<Batch> batches = orderedBatches(data, config.batchSize);
   printAccuracyTable(std::cout,
                      {{std::filesystem::path(dataFile).filename().string(),
                        train::evaluate(model, batches, config.bucketEdges)}});

@@ -12,6 +12,7 @@
 #include "rvnn/Runtime/Device.h"
 #include "rvnn/Runtime/RunConfig.h"
 #include "rvnn/Runtime/Train/Trainer.h"
+#include "rvnn/Runtime/Train/WeightsFile.h"
 
 namespace rvnn::cli {
 
@@ -19,6 +20,7 @@ using namespace rvnn::runtime;
 
 int runTrain(const std::vector<std::string> &args) {
   std::string configPath, modelDir, trainFile, devFile, testFiles, outDir;
+  std::string initFile;
   std::string device = "cpu", kernels = "generated", recompute = "config";
   std::uint64_t seed = 1, maxSteps = 0, epochs = 0;
   bool resume = false, overwrite = false;
@@ -43,6 +45,10 @@ int runTrain(const std::vector<std::string> &args) {
   parser.add("--max-steps", "N", "stop after N optimiser steps (0: config)",
              maxSteps);
   parser.add("--epochs", "N", "epochs at most (0: config)", epochs);
+  parser.add("--init", "FILE",
+             "start from a weights file's parameters (rvnn-run export:\n"
+             "torch or safetensors) instead of the seeded initialisation",
+             initFile);
   parser.addFlag("--resume", "continue from --out/last.pt", resume);
   parser.addFlag("--overwrite", "replace existing checkpoints in --out",
                  overwrite);
@@ -51,6 +57,9 @@ int runTrain(const std::vector<std::string> &args) {
   for (const char *required : {"--config", "--model", "--train", "--out"})
     if (!parser.given(required))
       parser.fail(std::string("missing ") + required);
+  if (resume && parser.given("--init"))
+    parser.fail("--init and --resume exclude each other (a resumed run "
+                "continues from last.pt's parameters)");
   const KernelMode kernelMode = kernelsOption(parser, kernels);
 
   RunConfig config = readRunConfig(configPath);
@@ -70,10 +79,17 @@ int runTrain(const std::vector<std::string> &args) {
   model.executionContext().compactHalted = config.compactHalted;
   model.executionContext().recompute =
       recomputeOption(parser, recompute, config);
+  if (!initFile.empty())
+    train::loadWeights(initFile, model);
   Dataset trainData = readDataset(config.task, trainFile);
   std::vector<Batch> dev;
   if (!devFile.empty())
     dev = orderedBatches(readDataset(config.task, devFile), config.batchSize);
+  // Read now, so that a bad or empty test file stops the run before training.
+  std::vector<std::pair<std::string, Dataset>> tests;
+  for (const std::string &file : splitCommaList(testFiles))
+    tests.emplace_back(std::filesystem::path(file).filename().string(),
+                       readDataset(config.task, file));
 
   train::Trainer trainer(trainerConfig);
   train::FitResult fit = trainer.fit(
@@ -87,13 +103,10 @@ int runTrain(const std::vector<std::string> &args) {
   std::vector<NamedResult> rows;
   if (!dev.empty())
     rows.push_back({"dev", train::evaluate(model, dev, config.bucketEdges)});
-  for (const std::string &file : splitCommaList(testFiles))
+  for (const auto &[name, data] : tests)
     rows.push_back(
-        {std::filesystem::path(file).filename().string(),
-         train::evaluate(
-             model,
-             orderedBatches(readDataset(config.task, file), config.batchSize),
-             config.bucketEdges)});
+        {name, train::evaluate(model, orderedBatches(data, config.batchSize),
+                               config.bucketEdges)});
   std::cout << "trained " << fit.steps << " steps, " << fit.epochs
             << " epochs (stopped: " << fit.stopReason << ")\n";
   printAccuracyTable(std::cout, rows);

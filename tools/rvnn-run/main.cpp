@@ -24,6 +24,8 @@ int main(int argc, char **argv) {
            runCompile},
           {"train", "train a compiled model", runTrain},
           {"eval", "score a checkpoint on a data file", runEval},
+          {"export", "write a checkpoint's weights as torch or safetensors",
+           runExport},
           {"dump-grads", "write a batch's loss and parameter gradients",
            runDumpGrads},
           {"bench", "time training steps per length bucket", runBench},

@@ -61,6 +61,7 @@ std::vector<Sample> parse(std::istream &in, const std::string &name) {
     sample.tokens = parseSequence(lines, fields[lra ? 0 : 1]);
     samples.push_back(std::move(sample));
   }
+  lines.requireExamples(samples.size());
   return samples;
 }
 

@@ -51,6 +51,7 @@ std::vector<Sample> parse(std::istream &in, const std::string &name) {
     samples.push_back({parseFormula(lines, fields[1], "first"),
                        parseFormula(lines, fields[2], "second"), *relation});
   }
+  lines.requireExamples(samples.size());
   return samples;
 }
 

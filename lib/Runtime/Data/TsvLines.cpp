@@ -34,6 +34,17 @@ void TsvLines::fail(const std::string &problem) const {
   throw DataError(name, number, problem);
 }
 
+void TsvLines::requireExamples(std::size_t examples) const {
+  if (examples > 0)
+    return;
+  throw std::runtime_error(name + ": no examples: " +
+                           (number == 0
+                                ? std::string("the file is empty")
+                                : std::to_string(number) +
+                                      (number == 1 ? " line" : " lines") +
+                                      ", all blank or a header"));
+}
+
 std::ifstream openDataFile(const std::string &path) {
   std::ifstream file(path, std::ios::binary);
   if (!file)

@@ -27,6 +27,11 @@ public:
   /// Throws DataError "<name>:<line>: <problem>" for the current line.
   [[noreturn]] void fail(const std::string &problem) const;
 
+  /// Throws std::runtime_error "<name>: no examples (...)" when `examples`
+  /// is 0 at the end of the input: training, evaluating or timing on no rows
+  /// would otherwise report a NaN accuracy or loss instead of the mistake.
+  void requireExamples(std::size_t examples) const;
+
 private:
   std::istream &in;
   std::string name;

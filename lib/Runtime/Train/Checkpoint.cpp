@@ -158,10 +158,9 @@ void save(const std::string &file, TrainableModel &model,
   writer.commit();
 }
 
-/// Opens a checkpoint and checks its format, version and parameter list
-/// against `model`; returns its metadata.
-nlohmann::json open(const std::string &file, InputArchive &archive,
-                    TrainableModel &model) {
+/// Opens a checkpoint and checks its format and version; returns its
+/// metadata.
+nlohmann::json openArchive(const std::string &file, InputArchive &archive) {
   if (!std::filesystem::exists(file))
     throw std::runtime_error("no such file");
   try {
@@ -181,9 +180,23 @@ nlohmann::json open(const std::string &file, InputArchive &archive,
                              std::to_string(kVersion));
   c10::IValue metaText;
   archive.read("meta", metaText);
-  nlohmann::json meta = nlohmann::json::parse(metaText.toStringRef());
+  return nlohmann::json::parse(metaText.toStringRef());
+}
+
+/// openArchive, then checks the parameter list against `model`.
+nlohmann::json open(const std::string &file, InputArchive &archive,
+                    TrainableModel &model) {
+  nlohmann::json meta = openArchive(file, archive);
   checkParameters(meta.at("parameters"), model.namedParameters());
   return meta;
+}
+
+/// The parameter list to read: the best one when `best` and there is one.
+InputArchive parameterList(InputArchive &archive, bool best) {
+  InputArchive list;
+  if (!best || !archive.try_read("best_parameters", list))
+    archive.read("parameters", list);
+  return list;
 }
 
 void copyInto(const NamedParameters &params,
@@ -269,10 +282,29 @@ void loadParameters(const std::string &file, TrainableModel &model, bool best) {
     InputArchive archive;
     open(file, archive, model);
     const NamedParameters params = model.namedParameters();
-    InputArchive list;
-    if (!best || !archive.try_read("best_parameters", list))
-      archive.read("parameters", list);
+    InputArchive list = parameterList(archive, best);
     copyInto(params, readTensors(list, "parameters", params));
+  } catch (const std::exception &error) {
+    throw std::runtime_error("checkpoint " + file + ": " + error.what());
+  }
+}
+
+NamedParameters readCheckpointParameters(const std::string &file, bool best) {
+  try {
+    InputArchive archive;
+    const nlohmann::json listed = openArchive(file, archive).at("parameters");
+    InputArchive list = parameterList(archive, best);
+    NamedParameters params;
+    for (size_t i = 0; i < listed.size(); ++i) {
+      const std::string name = listed[i].at("name").get<std::string>();
+      torch::Tensor value;
+      if (!list.try_read("p" + std::to_string(i), value, /*is_buffer=*/true))
+        throw std::runtime_error("parameter '" + name + "' is missing");
+      params.emplace_back(name, value);
+    }
+    // The listing and the tensors must agree, as they do with a model.
+    checkParameters(listed, params);
+    return params;
   } catch (const std::exception &error) {
     throw std::runtime_error("checkpoint " + file + ": " + error.what());
   }

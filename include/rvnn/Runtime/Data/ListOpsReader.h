@@ -21,7 +21,8 @@ struct Sample {
 /// Blank lines are skipped. Labels are taken as written, not recomputed: the
 /// public generators take MED as int(np.median), which differs from ours on
 /// even counts. Every other defect (field count, label not 0-9, unknown
-/// token, empty or malformed sequence) throws DataError "<file>:<line>: ...".
+/// token, empty or malformed sequence) throws DataError "<file>:<line>: ...";
+/// a file without examples throws DataError "<file>: no examples: ...".
 std::vector<Sample> read(const std::string &path);
 
 /// As read(), from a stream; `name` stands for the file in error messages.

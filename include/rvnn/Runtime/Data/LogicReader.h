@@ -20,7 +20,8 @@ struct Sample {
 /// `label<TAB>formula<TAB>formula`, labels `< > = ^ | # v`. Blank lines are
 /// skipped. Each formula must parse (see truthMask); labels are taken as
 /// written. Every defect (field count, unknown label or token, empty or
-/// malformed formula) throws DataError "<file>:<line>: ...".
+/// malformed formula) throws DataError "<file>:<line>: ..."; a file without
+/// examples throws DataError "<file>: no examples: ...".
 std::vector<Sample> read(const std::string &path);
 
 /// As read(), from a stream; `name` stands for the file in error messages.

@@ -51,6 +51,13 @@ void loadCheckpoint(const std::string &file, TrainableModel &model,
 /// std::runtime_error naming `file` and what does not match.
 void loadParameters(const std::string &file, TrainableModel &model, bool best);
 
+/// A checkpoint's parameters under the model's names, in the model's order,
+/// chosen as loadParameters does. Needs no model: the checkpoint lists every
+/// parameter's name, shape and dtype. Throws std::runtime_error naming
+/// `file` and what is wrong with it.
+std::vector<std::pair<std::string, torch::Tensor>>
+readCheckpointParameters(const std::string &file, bool best);
+
 } // namespace rvnn::runtime::train
 
 #endif // RVNN_RUNTIME_TRAIN_CHECKPOINT_H
