@@ -31,6 +31,9 @@
 // COMPILED: rvnn.recurse
 // COMPILED-NOT: call
 // COMPILED: rvnn.topk
+// The pruned beams are gathered from their parents, not from a 5x copy.
+// COMPILED-NOT: rvnn.beam_expand
+// COMPILED: rvnn.beam_gather {{.*}} {factor = 5 : i64} : (tensor<?x?x?x128xf32>, tensor<?x5xi64>)
 // COMPILED: linalg.batch_matmul {{.*}} -> tensor<?x1x128xf32>
 // COMPILED: tensor.concat dim(1) %{{.*}}, %{{.*}} : (tensor<?x128xf32>, tensor<?x128xf32>) -> tensor<?x256xf32>
 // COMPILED: rvnn.linear {{.*}} -> tensor<?x512xf32>

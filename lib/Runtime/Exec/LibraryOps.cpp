@@ -50,6 +50,13 @@ void topk(Executor &executor, const PlanOp &op, Frame &frame) {
   frame.setResult(op, 1, indices);
 }
 
+void beamGather(Executor &, const PlanOp &op, Frame &frame) {
+  frame.setResult(
+      op, 0,
+      ops::beamGather(frame.tensor(op, 0), frame.tensor(op, 1),
+                      attrAs<int64_t>(op, exec::BeamGatherOp::attr::factor)));
+}
+
 void beamAlign(Executor &executor, const PlanOp &op, Frame &frame) {
   using BeamAlign = exec::BeamAlignOp;
   ops::AlignMode mode =
@@ -71,7 +78,7 @@ void registerLibraryOps(OpRegistry &r) {
   r[exec::EmbeddingOp::name] = tensors<2>(ops::embedding);
   r[exec::TopKOp::name] = topk;
   r[exec::ArgMaxOp::name] = tensors<2>(ops::argmax);
-  r[exec::BeamGatherOp::name] = tensors<2>(ops::beamGather);
+  r[exec::BeamGatherOp::name] = beamGather;
   r[exec::BeamAlignOp::name] = beamAlign;
 }
 

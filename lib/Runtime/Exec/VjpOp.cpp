@@ -11,6 +11,7 @@
 #include "Handlers.h"
 
 #include "DeferredWeightGrad.h"
+#include "rvnn/Runtime/Ops/Beam.h"
 
 #include <functional>
 #include <map>
@@ -169,16 +170,11 @@ beamGatherRule(Executor &, const PlanOp &op, const Frame &frame,
                const std::vector<Tensor> &cotangents,
                const std::vector<bool> &) {
   using BeamGather = exec::BeamGatherOp;
-  const Tensor input = frame.tensor(op, BeamGather::operand::input);
-  const Tensor indices = frame.tensor(op, BeamGather::operand::indices);
-  const Tensor &dy = cotangents.at(0);
-  std::vector<int64_t> rows(dy.dim(), 1);
-  rows[0] = indices.size(0);
-  rows[1] = indices.size(1);
   std::vector<Tensor> grads(op.operands.size());
-  grads[BeamGather::operand::input] =
-      at::zeros(input.sizes(), dy.options())
-          .scatter_add_(1, indices.reshape(rows).expand(dy.sizes()), dy);
+  grads[BeamGather::operand::input] = ops::beamGatherBackward(
+      cotangents.at(0), frame.tensor(op, BeamGather::operand::indices),
+      attrAs<int64_t>(op, BeamGather::attr::factor),
+      frame.tensor(op, BeamGather::operand::input).sizes());
   return grads;
 }
 

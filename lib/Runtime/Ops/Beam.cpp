@@ -12,6 +12,26 @@ namespace {
 
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 
+/// beamGather's source rows when x is viewed as [N·B, rest]: sample n's
+/// candidate k reads row n·B + idx[n, k] / factor. Whole rows move with one
+/// copy each (index_select / index_add_), not element by element (gather).
+torch::Tensor sourceRows(const torch::Tensor &idx, int64_t factor,
+                         int64_t beams) {
+  TORCH_CHECK(factor >= 1, "beam_gather: factor must be >= 1, got ", factor);
+  torch::Tensor parents = factor == 1 ? idx : idx.div(factor, "trunc");
+  torch::Tensor firstRow =
+      at::arange(idx.size(0), idx.options()).mul_(beams).unsqueeze(1);
+  return (parents + firstRow).reshape(-1);
+}
+
+/// The elements per beam row of a [N, B, ...] tensor.
+int64_t rowWidth(at::IntArrayRef sizes) {
+  int64_t width = 1;
+  for (size_t dim = 2; dim < sizes.size(); ++dim)
+    width *= sizes[dim];
+  return width;
+}
+
 } // namespace
 
 std::tuple<torch::Tensor, torch::Tensor>
@@ -47,15 +67,25 @@ torch::Tensor oneHot(const torch::Tensor &idx, const torch::Tensor &ref) {
   return at::zeros(shape, ref.options()).scatter_(-1, idx.unsqueeze(-1), 1);
 }
 
-torch::Tensor beamGather(const torch::Tensor &x, const torch::Tensor &idx) {
+torch::Tensor beamGather(const torch::Tensor &x, const torch::Tensor &idx,
+                         int64_t factor) {
   TORCH_CHECK(idx.dim() == 2 && idx.size(0) == x.size(0),
               "beam_gather: idx must be [N, K] with N = x's dim 0");
   std::vector<int64_t> shape(x.sizes().begin(), x.sizes().end());
   shape[1] = idx.size(1);
-  std::vector<int64_t> rows(x.dim(), 1);
-  rows[0] = idx.size(0);
-  rows[1] = idx.size(1);
-  return x.gather(1, idx.reshape(rows).expand(shape));
+  return x.reshape({x.size(0) * x.size(1), rowWidth(x.sizes())})
+      .index_select(0, sourceRows(idx, factor, x.size(1)))
+      .reshape(shape);
+}
+
+torch::Tensor beamGatherBackward(const torch::Tensor &dy,
+                                 const torch::Tensor &idx, int64_t factor,
+                                 at::IntArrayRef inputSizes) {
+  int64_t width = rowWidth(inputSizes);
+  return at::zeros({inputSizes[0] * inputSizes[1], width}, dy.options())
+      .index_add_(0, sourceRows(idx, factor, inputSizes[1]),
+                  dy.reshape({dy.size(0) * dy.size(1), width}))
+      .reshape(inputSizes);
 }
 
 torch::Tensor beamExpand(const torch::Tensor &x, int64_t factor) {

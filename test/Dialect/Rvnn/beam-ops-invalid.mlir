@@ -200,6 +200,14 @@ func.func @beam_gather_result(%x: tensor<4x5x8xf32>, %i: tensor<4x2xi64>) {
 
 // -----
 
+func.func @beam_gather_factor(%x: tensor<4x5xf32>, %i: tensor<4x3xi64>) {
+  // expected-error @below {{factor must be >= 1, got 0}}
+  %g = rvnn.beam_gather %x, %i {factor = 0 : i64} : (tensor<4x5xf32>, tensor<4x3xi64>) -> tensor<4x3xf32>
+  return
+}
+
+// -----
+
 func.func @beam_expand_factor(%x: tensor<4x5xf32>) {
   // expected-error @below {{factor must be >= 1, got 0}}
   %e = rvnn.beam_expand %x {factor = 0 : i64} : (tensor<4x5xf32>) -> tensor<4x0xf32>

@@ -65,6 +65,16 @@ func.func @beam_gather(%h: tensor<?x25x?x128xf32>, %keep: tensor<?x5xi64>) -> te
 
 // -----
 
+// A gather of candidates straight from their parent beams.
+// CHECK-LABEL: func.func @beam_gather_factor
+func.func @beam_gather_factor(%h: tensor<?x5x?x128xf32>, %keep: tensor<?x5xi64>) -> tensor<?x5x?x128xf32> {
+  // CHECK: rvnn.beam_gather %{{.*}}, %{{.*}} {factor = 5 : i64} : (tensor<?x5x?x128xf32>, tensor<?x5xi64>) -> tensor<?x5x?x128xf32>
+  %g = rvnn.beam_gather %h, %keep {factor = 5 : i64} : (tensor<?x5x?x128xf32>, tensor<?x5xi64>) -> tensor<?x5x?x128xf32>
+  return %g : tensor<?x5x?x128xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @beam_gather_scores
 func.func @beam_gather_scores(%accu: tensor<?x7xf32>, %keep: tensor<?x7xi64>) -> tensor<?x7xf32> {
   // CHECK: rvnn.beam_gather %{{.*}}, %{{.*}} : (tensor<?x7xf32>, tensor<?x7xi64>) -> tensor<?x7xf32>

@@ -94,6 +94,48 @@ func.func @beam_expand_one_cast(%h: tensor<?x5x8xf32>) -> tensor<?x?x8xf32> {
 
 // -----
 
+// A gather from an expansion reads the expansion's input: the expanded
+// tensor is never built (EBT-GRC's beam state, 5x per step).
+// CHECK-LABEL: func.func @beam_gather_of_expand
+//  CHECK-SAME: (%[[H:.*]]: tensor<?x5x8xf32>, %[[K:.*]]: tensor<?x5xi64>)
+//   CHECK-NOT: rvnn.beam_expand
+//       CHECK: %[[G:.*]] = rvnn.beam_gather %[[H]], %[[K]] {factor = 5 : i64} : (tensor<?x5x8xf32>, tensor<?x5xi64>) -> tensor<?x5x8xf32>
+//       CHECK: return %[[G]]
+func.func @beam_gather_of_expand(%h: tensor<?x5x8xf32>, %keep: tensor<?x5xi64>) -> tensor<?x5x8xf32> {
+  %e = rvnn.beam_expand %h {factor = 5 : i64} : (tensor<?x5x8xf32>) -> tensor<?x25x8xf32>
+  %g = rvnn.beam_gather %e, %keep : (tensor<?x25x8xf32>, tensor<?x5xi64>) -> tensor<?x5x8xf32>
+  return %g : tensor<?x5x8xf32>
+}
+
+// -----
+
+// Factors multiply through a chain of expansions and factored gathers.
+// CHECK-LABEL: func.func @beam_gather_of_expand_chain
+//       CHECK: rvnn.beam_gather %{{.*}}, %{{.*}} {factor = 6 : i64}
+//   CHECK-NOT: rvnn.beam_expand
+func.func @beam_gather_of_expand_chain(%h: tensor<?x2x8xf32>, %keep: tensor<?x3xi64>) -> tensor<?x3x8xf32> {
+  %e = rvnn.beam_expand %h {factor = 3 : i64} : (tensor<?x2x8xf32>) -> tensor<?x6x8xf32>
+  %g = rvnn.beam_gather %e, %keep {factor = 2 : i64} : (tensor<?x6x8xf32>, tensor<?x3xi64>) -> tensor<?x3x8xf32>
+  return %g : tensor<?x3x8xf32>
+}
+
+// -----
+
+// An expansion with another use is still built for it, but the gather
+// reads the smaller input.
+// CHECK-LABEL: func.func @beam_gather_of_shared_expand
+//  CHECK-SAME: (%[[H:.*]]: tensor<?x5x8xf32>, %[[K:.*]]: tensor<?x5xi64>)
+//       CHECK: %[[E:.*]] = rvnn.beam_expand %[[H]] {factor = 5 : i64}
+//       CHECK: %[[G:.*]] = rvnn.beam_gather %[[H]], %[[K]] {factor = 5 : i64}
+//       CHECK: return %[[E]], %[[G]]
+func.func @beam_gather_of_shared_expand(%h: tensor<?x5x8xf32>, %keep: tensor<?x5xi64>) -> (tensor<?x25x8xf32>, tensor<?x5x8xf32>) {
+  %e = rvnn.beam_expand %h {factor = 5 : i64} : (tensor<?x5x8xf32>) -> tensor<?x25x8xf32>
+  %g = rvnn.beam_gather %e, %keep : (tensor<?x25x8xf32>, tensor<?x5xi64>) -> tensor<?x5x8xf32>
+  return %e, %g : tensor<?x25x8xf32>, tensor<?x5x8xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @beam_expand_two_kept
 //       CHECK: rvnn.beam_expand %{{.*}} {factor = 2 : i64}
 func.func @beam_expand_two_kept(%h: tensor<?x5x8xf32>) -> tensor<?x10x8xf32> {

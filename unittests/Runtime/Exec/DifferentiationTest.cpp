@@ -611,16 +611,18 @@ TEST(Vjp, ShapeWitnessesGiveTheCotangentsOfTheOperands) {
                                uniformDoubles({6}, -1, 1, 49)},
                               {2}, uniformDoubles({3, 6}, -1, 1, 50));
 
-  Tensor beamIndices = torch::tensor({{2, 0}, {1, 1}}, torch::kLong);
-  expectShapeWitnessesSuffice(
-      {str(exec::BeamGatherOp::name),
-       {f64({2, 3, 4}), i64Index},
-       {0, 1},
-       json::object(),
-       f64({2, 2, 4}),
-       {0}},
-      {uniformDoubles({2, 3, 4}, -1, 1, 51), beamIndices}, {0},
-      uniformDoubles({2, 2, 4}, -1, 1, 52));
+  // With factor 2, candidate c of 3 beams x 2 descends from beam c / 2.
+  for (auto [factor, indices] :
+       {std::pair{1, torch::tensor({{2, 0}, {1, 1}}, torch::kLong)},
+        std::pair{2, torch::tensor({{5, 0}, {2, 3}}, torch::kLong)}})
+    expectShapeWitnessesSuffice({str(exec::BeamGatherOp::name),
+                                 {f64({2, 3, 4}), i64Index},
+                                 {0, 1},
+                                 {{"factor", factor}},
+                                 f64({2, 2, 4}),
+                                 {0}},
+                                {uniformDoubles({2, 3, 4}, -1, 1, 51), indices},
+                                {0}, uniformDoubles({2, 2, 4}, -1, 1, 52));
   expectShapeWitnessesSuffice({str(exec::BeamExpandOp::name),
                                {f64({2, 2, 3})},
                                {0},

@@ -113,6 +113,20 @@ TEST(BeamOps, BeamGatherPicksBeams) {
       [&](const Inputs &in) { return ops::beamGather(in[0], idx); }, {x});
 }
 
+TEST(BeamOps, BeamGatherWithFactorReadsTheExpansion) {
+  auto x = uniformDoubles({2, 3, 2}, -1, 1, 5);
+  auto idx = at::tensor({8, 0, 4, 1, 7, 3}, kLong).view({2, 3});
+  EXPECT_TRUE(at::equal(ops::beamGather(x, idx, 3),
+                        ops::beamGather(ops::beamExpand(x, 3), idx)));
+  expectGradientsMatchFiniteDifferences(
+      [&](const Inputs &in) { return ops::beamGather(in[0], idx, 3); }, {x});
+  auto dy = uniformDoubles({2, 3, 2}, -1, 1, 6);
+  auto viaExpand = x.detach().requires_grad_();
+  ops::beamGather(ops::beamExpand(viaExpand, 3), idx).backward(dy);
+  EXPECT_TRUE(at::allclose(ops::beamGatherBackward(dy, idx, 3, x.sizes()),
+                           viaExpand.grad()));
+}
+
 TEST(BeamOps, BeamExpandRepeatsConsecutively) {
   auto x = uniformDoubles({2, 2, 3}, -1, 1, 4);
   auto y = ops::beamExpand(x, 3);

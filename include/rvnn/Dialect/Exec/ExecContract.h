@@ -120,6 +120,9 @@ struct BeamGatherOp {
     static constexpr std::size_t input = 0;
     static constexpr std::size_t indices = 1;
   };
+  struct attr {
+    static constexpr std::string_view factor = "factor";
+  };
 };
 
 struct BeamMarginalizeOp {

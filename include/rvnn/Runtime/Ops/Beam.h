@@ -27,8 +27,16 @@ torch::Tensor argmax(const torch::Tensor &x, const torch::Tensor &mask);
 /// `ref`'s element type.
 torch::Tensor oneHot(const torch::Tensor &idx, const torch::Tensor &ref);
 
-/// rvnn.beam_gather: `x` `[N, B, ...]`, i64 `idx` `[N, K]` → `[N, K, ...]`.
-torch::Tensor beamGather(const torch::Tensor &x, const torch::Tensor &idx);
+/// rvnn.beam_gather: `x` `[N, B, ...]`, i64 `idx` `[N, K]` (each in
+/// `[0, B·factor)`) → `[N, K, ...]`, row k = x's beam `idx[n, k] / factor`.
+torch::Tensor beamGather(const torch::Tensor &x, const torch::Tensor &idx,
+                         int64_t factor = 1);
+
+/// The cotangent of beamGather for an input of `inputSizes`: `dy`'s rows
+/// summed into the beams they were gathered from.
+torch::Tensor beamGatherBackward(const torch::Tensor &dy,
+                                 const torch::Tensor &idx, int64_t factor,
+                                 at::IntArrayRef inputSizes);
 
 /// rvnn.beam_expand: `[N, B, ...]` → `[N, B·factor, ...]`, each beam repeated
 /// `factor` times consecutively.

@@ -316,13 +316,40 @@ LogicalResult BeamGatherOp::inferReturnTypeComponents(
 LogicalResult BeamGatherOp::verify() {
   Named input = named("input", getInput());
   Named indices = named("indices", getIndices());
-  if (failed(verifyRank(*this, input, 2, "[N, B, ...]", /*atLeast=*/true)) ||
+  if (failed(verifyAtLeastOne(*this, "factor", getFactorAttr().getInt())) ||
+      failed(verifyRank(*this, input, 2, "[N, B, ...]", /*atLeast=*/true)) ||
       failed(verifyRank(*this, indices, 2, "[N, K]")) ||
       failed(verifyDimsMatch(*this, "batch dim N", indices, 0, input, 0)) ||
       failed(verifyBeamWidth(*this, input, 1)) ||
       failed(verifyBeamWidth(*this, indices, 1)))
     return failure();
   return verifyInferredShapes(getOperation());
+}
+
+namespace {
+/// A gather from beam_expand(x, f) reads x[c / f]: gather from x with the
+/// factors multiplied, so the f-times-larger expansion is never built.
+struct BeamGatherOfExpand : public OpRewritePattern<BeamGatherOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(BeamGatherOp op,
+                                PatternRewriter &rewriter) const override {
+    auto expand = op.getInput().getDefiningOp<BeamExpandOp>();
+    if (!expand)
+      return rewriter.notifyMatchFailure(op, "input is not a beam_expand");
+    int64_t factor =
+        op.getFactorAttr().getInt() * expand.getFactorAttr().getInt();
+    rewriter.replaceOpWithNewOp<BeamGatherOp>(
+        op, op.getType(), expand.getInput(), op.getIndices(),
+        rewriter.getI64IntegerAttr(factor));
+    return success();
+  }
+};
+} // namespace
+
+void BeamGatherOp::getCanonicalizationPatterns(RewritePatternSet &results,
+                                               MLIRContext *context) {
+  results.add<BeamGatherOfExpand>(context);
 }
 
 //===----------------------------------------------------------------------===//

@@ -120,24 +120,36 @@ def Rvnn_OneHotOp : Rvnn_ShapedOp<"one_hot", [Pure]> {
 def Rvnn_BeamGatherOp : Rvnn_ShapedOp<"beam_gather", [Pure]> {
   let summary = "gather along the beam dimension";
   let description = [{
-    `result[n, k, ...] = input[n, indices[n, k], ...]` with `input`
-    `[N, B, ...]` and `indices` `[N, K]` (`i64`, each in `[0, B)`): the
-    result is `[N, K, ...]`. Gradients flow to `input` (the reference
-    implementation is a one-hot matmul, as in the beam-tree models). Used to
-    prune beams after top-k (BT-GRC, EBT-GRC) and to gather the sequence,
-    score and beam mask after beam alignment (RIR-EBT-GRC).
+    `result[n, k, ...] = input[n, indices[n, k] / factor, ...]` with `input`
+    `[N, B, ...]` and `indices` `[N, K]` (`i64`, each in `[0, B·factor)`,
+    integer division): the result is `[N, K, ...]`. With the default
+    `factor = 1` this is a plain gather; with `factor = f` it gathers from
+    `rvnn.beam_expand {factor = f}` of `input` without building that
+    f-times-larger tensor: candidate `c` of `B·f` descends from beam `c / f`.
+    Gradients flow to `input` (the reference implementation is a one-hot
+    matmul, as in the beam-tree models). Used to prune beams after top-k
+    (BT-GRC, EBT-GRC) and to gather the sequence, score and beam mask after
+    beam alignment (RIR-EBT-GRC). `factor >= 1`.
+
+    Canonicalisation: a gather from a `rvnn.beam_expand` gathers from the
+    expand's input instead, with the product of the two factors.
 
     Example:
     ```mlir
     %h2 = rvnn.beam_gather %h, %keep
         : (tensor<?x25x?x128xf32>, tensor<?x5xi64>) -> tensor<?x5x?x128xf32>
+    // The same selection straight from the 5 parent beams of those 25:
+    %h3 = rvnn.beam_gather %parents, %keep {factor = 5 : i64}
+        : (tensor<?x5x?x128xf32>, tensor<?x5xi64>) -> tensor<?x5x?x128xf32>
     ```
   }];
-  let arguments = (ins Rvnn_FloatTensor:$input, Rvnn_IndexTensor:$indices);
+  let arguments = (ins Rvnn_FloatTensor:$input, Rvnn_IndexTensor:$indices,
+                       DefaultValuedAttr<I64Attr, "1">:$factor);
   let results = (outs Rvnn_FloatTensor:$result);
   let assemblyFormat = [{
     $input `,` $indices attr-dict `:` functional-type(operands, results)
   }];
+  let hasCanonicalizer = 1;
 }
 
 def Rvnn_BeamExpandOp : Rvnn_ShapedOp<"beam_expand", [Pure]> {
