@@ -258,3 +258,90 @@ rvnn_exec.func @inner_param(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
 // CHECK-LABEL: rvnn_exec.func @inner_param_body(
 // CHECK-NOT:     rvnn_exec.param_get
 // CHECK:         rvnn_exec.return
+
+// -----
+
+// Slices that tile their source along one dim (the GRC cell's gate split,
+// a pair's two children) get one concat of their cotangents, dropped unit
+// dims put back, not a zero-filled source and an add per slice. The row
+// count of every slice is provably the source's (dim queries through the
+// gemm and the slices), and no slice source is a residual.
+rvnn_exec.param @w : tensor<4x4xf32> init <xavier_uniform>
+rvnn_exec.param @u : tensor<8x4xf32> init <xavier_uniform>
+rvnn_exec.func @split(%in: tensor<?x2x4xf32>) -> tensor<?x4xf32> {
+  %w = rvnn_exec.param_get @w : tensor<4x4xf32>
+  %u = rvnn_exec.param_get @u : tensor<8x4xf32>
+  %x = rvnn_exec.gemm %in, %w {transpose_rhs}
+      : (tensor<?x2x4xf32>, tensor<4x4xf32>) -> tensor<?x2x4xf32>
+  %c0 = rvnn_exec.constant 0 : index
+  %n = rvnn_exec.dim %x, %c0 : tensor<?x2x4xf32>
+  %l = rvnn_exec.slice %x [] [%n] [] {dropped_dims = array<i64: 1>,
+      static_offsets = array<i64: 0, 0, 0>,
+      static_sizes = array<i64: -9223372036854775808, 1, 4>,
+      static_strides = array<i64: 1, 1, 1>} : tensor<?x2x4xf32> to tensor<?x4xf32>
+  %r = rvnn_exec.slice %x [] [%n] [] {dropped_dims = array<i64: 1>,
+      static_offsets = array<i64: 0, 1, 0>,
+      static_sizes = array<i64: -9223372036854775808, 1, 4>,
+      static_strides = array<i64: 1, 1, 1>} : tensor<?x2x4xf32> to tensor<?x4xf32>
+  %g = rvnn_exec.gemm %l, %u {transpose_rhs}
+      : (tensor<?x4xf32>, tensor<8x4xf32>) -> tensor<?x8xf32>
+  %m = rvnn_exec.dim %l, %c0 : tensor<?x4xf32>
+  %g0 = rvnn_exec.slice %g [] [%m] [] {dropped_dims = array<i64>,
+      static_offsets = array<i64: 0, 0>,
+      static_sizes = array<i64: -9223372036854775808, 4>,
+      static_strides = array<i64: 1, 1>} : tensor<?x8xf32> to tensor<?x4xf32>
+  %g1 = rvnn_exec.slice %g [] [%m] [] {dropped_dims = array<i64>,
+      static_offsets = array<i64: 0, 4>,
+      static_sizes = array<i64: -9223372036854775808, 4>,
+      static_strides = array<i64: 1, 1>} : tensor<?x8xf32> to tensor<?x4xf32>
+  %a = rvnn_exec.elementwise <mul> %g0, %r : tensor<?x4xf32>
+  %b = rvnn_exec.elementwise <add> %a, %g1 : tensor<?x4xf32>
+  rvnn_exec.return %b : tensor<?x4xf32>
+}
+
+// CHECK-LABEL: rvnn_exec.func @split_part_bwd(
+// CHECK-SAME:      %[[RR:[^:]*]]: tensor<?x4xf32>, %[[RG0:[^:]*]]: tensor<?x4xf32>, %[[RL:[^:]*]]: tensor<?x4xf32>, %[[RU:[^:]*]]: tensor<8x4xf32>, %[[NL:[^:]*]]: index, %[[NR:[^:]*]]: index, %{{[^:]*}}: tensor<?x2x4xf32>, %{{[^:]*}}: tensor<4x4xf32>, %[[CT:[^:]*]]: tensor<?x4xf32>)
+// CHECK-NOT:     rvnn_exec.alloc
+// CHECK:         %[[DG0:.*]] = rvnn_exec.elementwise <mul> %[[CT]], %[[RR]]
+// CHECK-NEXT:    %[[DR:.*]] = rvnn_exec.elementwise <mul> %[[CT]], %[[RG0]]
+// CHECK-NEXT:    %[[DG:.*]] = rvnn_exec.concat %[[DG0]], %[[CT]] {dim = 1 : i64} : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x8xf32>
+// CHECK-NEXT:    %[[DGEMM:.*]]:2 = rvnn_exec.vjp(%[[RL]], %[[RU]]) cotangents(%[[DG]]) grad_inputs [0, 1]
+// CHECK:         %[[PL:.*]] = rvnn_exec.reshape %[[DGEMM]]#0(%[[NL]]) : tensor<?x4xf32> to tensor<?x1x4xf32>
+// CHECK-NEXT:    %[[PR:.*]] = rvnn_exec.reshape %[[DR]](%[[NR]]) : tensor<?x4xf32> to tensor<?x1x4xf32>
+// CHECK-NEXT:    %[[DX:.*]] = rvnn_exec.concat %[[PL]], %[[PR]] {dim = 1 : i64} : (tensor<?x1x4xf32>, tensor<?x1x4xf32>) -> tensor<?x2x4xf32>
+// CHECK-NEXT:    rvnn_exec.vjp(%{{.*}}, %{{.*}}) cotangents(%[[DX]]) grad_inputs [1]
+// CHECK-NOT:     rvnn_exec.alloc
+// CHECK:         rvnn_exec.return
+
+
+// -----
+
+// Overlapping slices (a pair's left and right neighbours) do not tile their
+// source: each gets its vjp.
+rvnn_exec.param @v : tensor<3x4xf32> init <xavier_uniform>
+rvnn_exec.func @overlap(%in: tensor<?x4xf32>) -> tensor<?x2xf32> {
+  %v = rvnn_exec.param_get @v : tensor<3x4xf32>
+  %x = rvnn_exec.gemm %in, %v {transpose_rhs}
+      : (tensor<?x4xf32>, tensor<3x4xf32>) -> tensor<?x3xf32>
+  %c0 = rvnn_exec.constant 0 : index
+  %n = rvnn_exec.dim %x, %c0 : tensor<?x3xf32>
+  %l = rvnn_exec.slice %x [] [%n] [] {dropped_dims = array<i64>,
+      static_offsets = array<i64: 0, 0>,
+      static_sizes = array<i64: -9223372036854775808, 2>,
+      static_strides = array<i64: 1, 1>} : tensor<?x3xf32> to tensor<?x2xf32>
+  %r = rvnn_exec.slice %x [] [%n] [] {dropped_dims = array<i64>,
+      static_offsets = array<i64: 0, 1>,
+      static_sizes = array<i64: -9223372036854775808, 2>,
+      static_strides = array<i64: 1, 1>} : tensor<?x3xf32> to tensor<?x2xf32>
+  %p = rvnn_exec.elementwise <mul> %l, %r : tensor<?x2xf32>
+  rvnn_exec.return %p : tensor<?x2xf32>
+}
+
+// CHECK-LABEL: rvnn_exec.func @overlap_part_bwd(
+// CHECK-NOT:     rvnn_exec.concat
+// CHECK:         %[[DL:.*]] = rvnn_exec.vjp(%{{.*}}) cotangents(%{{.*}}) grad_inputs [0]
+// CHECK:           rvnn_exec.slice
+// CHECK:         %[[DR:.*]] = rvnn_exec.vjp(%{{.*}}) cotangents(%{{.*}}) grad_inputs [0]
+// CHECK:           rvnn_exec.slice
+// CHECK:         rvnn_exec.elementwise <add> %[[DL]], %[[DR]]
+

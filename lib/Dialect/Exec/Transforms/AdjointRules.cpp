@@ -323,6 +323,176 @@ LogicalResult ReverseSweep::differentiateConcat(Operation *op,
   return success();
 }
 
+namespace {
+/// A dim of a value: stands for that dim's size.
+using DimRef = std::pair<Value, int64_t>;
+
+std::optional<int64_t> constantIndex(Value value) {
+  auto constant = value.getDefiningOp<ConstantOp>();
+  if (!constant)
+    return std::nullopt;
+  if (auto attr = dyn_cast<IntegerAttr>(constant.getValue()))
+    return attr.getInt();
+  return std::nullopt;
+}
+
+/// The first dim, going back through the producers, whose size `{value,
+/// dim}` provably copies: operands of same-shape ops, gemm rows, concat's
+/// other dims, the dim query behind a slice's dynamic size. Two dims with
+/// the same root have the same size.
+DimRef sizeRoot(Value value, int64_t dim);
+
+/// The root of an index value that is a dim query, if it is one.
+std::optional<DimRef> sizeRootOfIndex(Value size) {
+  auto query = size.getDefiningOp<DimOp>();
+  if (!query)
+    return std::nullopt;
+  std::optional<int64_t> dim = constantIndex(query.getIndex());
+  if (!dim)
+    return std::nullopt;
+  return sizeRoot(query.getSource(), *dim);
+}
+
+DimRef sizeRoot(Value value, int64_t dim) {
+  Operation *def = value.getDefiningOp();
+  if (!def)
+    return {value, dim};
+  auto resultRank = cast<RankedTensorType>(value.getType()).getRank();
+  auto operandWithSameShape = [&]() -> Value {
+    if (isa<CastOp, GeluOp, SigmoidOp, ReluOp, DropoutOp, LayerNormOp,
+            ElementwiseOp>(def) ||
+        def->hasTrait<OpTrait::SameOperandsAndResultShape>())
+      return def->getOperand(0);
+    return {};
+  };
+  if (Value operand = operandWithSameShape()) {
+    auto type = dyn_cast<RankedTensorType>(operand.getType());
+    if (type && type.getRank() == resultRank)
+      return sizeRoot(operand, dim);
+  }
+  if (auto gemm = dyn_cast<GemmOp>(def)) {
+    if (gemm.getLhs().getType().getRank() == resultRank && dim < resultRank - 1)
+      return sizeRoot(gemm.getLhs(), dim);
+  }
+  if (auto concat = dyn_cast<ConcatOp>(def)) {
+    if (dim != static_cast<int64_t>(concat.getDim()))
+      return sizeRoot(concat.getInputs().front(), dim);
+  }
+  if (auto slice = dyn_cast<SliceOp>(def)) {
+    // The source dim behind result dim `dim`, and its dynamic size operand.
+    ArrayRef<int64_t> dropped = slice.getDroppedDims();
+    int64_t sourceDim = -1;
+    for (int64_t kept = -1; kept < dim;)
+      if (!llvm::is_contained(dropped, ++sourceDim))
+        ++kept;
+    ArrayRef<int64_t> sizes = slice.getStaticSizes();
+    if (ShapedType::isDynamic(sizes[sourceDim])) {
+      int64_t operand =
+          llvm::count_if(sizes.take_front(sourceDim), ShapedType::isDynamic);
+      if (std::optional<DimRef> root =
+              sizeRootOfIndex(slice.getSizes()[operand]))
+        return *root;
+    }
+  }
+  return {value, dim};
+}
+
+/// Whether `slice` takes all of its source along `dim`, from offset 0.
+bool coversDim(SliceOp slice, int64_t dim) {
+  ArrayRef<int64_t> offsets = slice.getStaticOffsets();
+  ArrayRef<int64_t> sizes = slice.getStaticSizes();
+  auto sourceType = cast<RankedTensorType>(slice.getSource().getType());
+  if (offsets[dim] != 0)
+    return false;
+  if (!ShapedType::isDynamic(sizes[dim]))
+    return sizes[dim] == sourceType.getDimSize(dim);
+  int64_t operand =
+      llvm::count_if(sizes.take_front(dim), ShapedType::isDynamic);
+  std::optional<DimRef> root = sizeRootOfIndex(slice.getSizes()[operand]);
+  return root && *root == sizeRoot(slice.getSource(), dim);
+}
+
+/// The dim along which `slices` tile their common source, with the slices
+/// in order along it: static unit-stride slices that cover every other dim
+/// and follow each other from 0 to the dim's static end. Null otherwise.
+std::optional<int64_t>
+tilingDim(SmallVectorImpl<std::pair<SliceOp, Value>> &slices) {
+  if (slices.size() < 2)
+    return std::nullopt;
+  SliceOp first = slices.front().first;
+  auto sourceType = cast<RankedTensorType>(first.getSource().getType());
+  for (int64_t axis = 0, rank = sourceType.getRank(); axis < rank; ++axis) {
+    if (sourceType.isDynamicDim(axis))
+      continue;
+    auto fits = [&](std::pair<SliceOp, Value> entry) {
+      SliceOp slice = entry.first;
+      if (!slice.getOffsets().empty() || !slice.getStrides().empty() ||
+          llvm::any_of(slice.getStaticStrides(),
+                       [](int64_t stride) { return stride != 1; }) ||
+          ShapedType::isDynamic(slice.getStaticSizes()[axis]))
+        return false;
+      for (int64_t other = 0; other < rank; ++other)
+        if (other != axis && !coversDim(slice, other))
+          return false;
+      return true;
+    };
+    if (!llvm::all_of(slices, fits))
+      continue;
+    auto offset = [&](std::pair<SliceOp, Value> entry) {
+      return entry.first.getStaticOffsets()[axis];
+    };
+    llvm::stable_sort(slices, [&](const auto &a, const auto &b) {
+      return offset(a) < offset(b);
+    });
+    int64_t end = 0;
+    for (auto &[slice, cotangent] : slices) {
+      if (slice.getStaticOffsets()[axis] != end)
+        return std::nullopt;
+      end += slice.getStaticSizes()[axis];
+    }
+    if (end == sourceType.getDimSize(axis))
+      return axis;
+    return std::nullopt;
+  }
+  return std::nullopt;
+}
+} // namespace
+
+Value ReverseSweep::adjointOf(Value primal) {
+  completeSlices(primal);
+  return adjoints.lookup(primal);
+}
+
+void ReverseSweep::completeSlices(Value source) {
+  auto pending = pendingSlices.find(source);
+  if (pending == pendingSlices.end())
+    return;
+  SmallVector<std::pair<SliceOp, Value>> slices = std::move(pending->second);
+  pendingSlices.erase(pending);
+  std::optional<int64_t> axis = tilingDim(slices);
+  if (!axis) {
+    for (auto &[slice, cotangent] : slices)
+      (void)emitVjp(slice, cotangent); // a slice's vjp cannot be refused
+    return;
+  }
+  // Each cotangent, with the unit dims its slice dropped put back, is the
+  // source's cotangent at its place: their concatenation is all of it.
+  SmallVector<Value> pieces;
+  for (auto &[slice, cotangent] : slices) {
+    auto sourceType = cast<RankedTensorType>(source.getType());
+    SmallVector<int64_t> shape(sourceType.getShape());
+    shape[*axis] = slice.getStaticSizes()[*axis];
+    auto pieceType = RankedTensorType::get(shape, sourceType.getElementType());
+    Value piece = cotangent ? cotangent : zerosLike(slice.getResult());
+    if (piece.getType() != pieceType)
+      piece = backward.create<ReshapeOp>(slice.getLoc(), pieceType, piece,
+                                         dynamicSizes(slice.getResult()));
+    pieces.push_back(piece);
+  }
+  accumulate(source, backward.create<ConcatOp>(
+                         source.getLoc(), source.getType(), pieces, *axis));
+}
+
 LogicalResult ReverseSweep::differentiateGate(GateOp gate, Value cotangent) {
   // gate = g*new + (1-g)*old, g broadcast to new's type.
   Location loc = gate.getLoc();
@@ -409,5 +579,9 @@ LogicalResult ReverseSweep::differentiate(Operation *op,
     return differentiateConcat(op, cotangents.front());
   if (auto gate = dyn_cast<GateOp>(op))
     return differentiateGate(gate, cotangents.front());
+  if (auto slice = dyn_cast<SliceOp>(op)) {
+    pendingSlices[slice.getSource()].push_back({slice, cotangents.front()});
+    return success();
+  }
   return emitVjp(op, cotangents);
 }

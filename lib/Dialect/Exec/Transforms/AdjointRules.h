@@ -12,6 +12,7 @@
 #include "rvnn/Dialect/Exec/IR/ExecOps.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace mlir::rvnn::exec {
@@ -38,8 +39,9 @@ public:
       : backward(backward), active(active) {}
 
   bool isActive(Value value) const { return active.contains(value); }
-  /// The accumulated cotangent of `primal`, or null.
-  Value adjointOf(Value primal) const { return adjoints.lookup(primal); }
+  /// The accumulated cotangent of `primal`, or null. Call only once every
+  /// use of `primal` is differentiated: it completes the slices of it.
+  Value adjointOf(Value primal);
   /// Adds `cotangent` to the adjoint of `primal` (no-op if inactive).
   void accumulate(Value primal, Value cotangent);
 
@@ -74,12 +76,18 @@ private:
   LogicalResult differentiateView(Operation *op, Value cotangent);
   LogicalResult differentiateConcat(Operation *op, Value cotangent);
   LogicalResult differentiateGate(GateOp gate, Value cotangent);
+  /// The cotangents of the slices of `source` (recorded as the sweep meets
+  /// them): one concat when the slices tile `source` along one dim (the GRC
+  /// cell's gate split, a pair's left and right child), else a vjp each.
+  void completeSlices(Value source);
   /// The fallback: an rvnn_exec.vjp of `op` applied to the cotangents.
   LogicalResult emitVjp(Operation *op, ArrayRef<Value> cotangents);
 
   OpBuilder &backward;
   const llvm::DenseSet<Value> &active;
   llvm::DenseMap<Value, Value> adjoints;
+  /// Per sliced value, its slices and their cotangents, not yet emitted.
+  llvm::MapVector<Value, SmallVector<std::pair<SliceOp, Value>>> pendingSlices;
   llvm::DenseMap<std::pair<Value, int64_t>, Value> sizes;
   /// The vjp operands whose values their derivatives do not read.
   llvm::SetVector<OpOperand *> shapeOnlyOperands;
