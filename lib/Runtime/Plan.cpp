@@ -189,14 +189,26 @@ PlanFunction readFunction(const Reader &reader) {
   return function;
 }
 
+/// Parameters are allocated, with optimiser and checkpoint copies, as soon as
+/// the model loads: refuse sizes no machine holds before the allocator aborts.
+constexpr int64_t kMaxParameterElements = int64_t{1} << 30;
+
 ParamSpec readParam(const Reader &reader) {
   ParamSpec param;
   param.name = reader.string("sym_name");
   param.type =
       readType(reader.child(reader.at("type", json::value_t::object), "type"));
-  for (int64_t dim : param.type.shape)
+  int64_t elements = 1;
+  for (int64_t dim : param.type.shape) {
     if (dim < 0)
       reader.fail("parameter '" + param.name + "' has a dynamic shape");
+    if (dim > 0 && elements > kMaxParameterElements / dim)
+      reader.fail("parameter '" + param.name + "' has more than " +
+                  std::to_string(kMaxParameterElements) +
+                  " elements, the limit for one parameter "
+                  "(kMaxParameterElements)");
+    elements *= dim;
+  }
   param.init = reader.string("init");
   if (reader.node.contains("scale"))
     param.scale = reader.at("scale", json::value_t::number_float).get<double>();

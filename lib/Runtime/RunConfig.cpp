@@ -29,9 +29,18 @@ RunConfig readRunConfig(const std::string &path) {
       if (std::find(std::begin(known), std::end(known), key) == std::end(known))
         throw std::invalid_argument("unknown field '" + key + "'");
     config.task = parseTask(json.at("task").get<std::string>());
-    config.batchSize = json.value("batch_size", config.batchSize);
-    if (config.batchSize == 0)
-      throw std::invalid_argument("field 'batch_size' must be >= 1");
+    if (json.contains("batch_size")) {
+      const nlohmann::json &field = json.at("batch_size");
+      if (!field.is_number_unsigned() || field.get<uint64_t>() < 1)
+        throw std::invalid_argument(
+            "field 'batch_size' must be an integer >= 1, got " + field.dump());
+      if (field.get<uint64_t>() > kMaxBatchSize)
+        throw std::invalid_argument(
+            "field 'batch_size' is " + field.dump() + ", above " +
+            std::to_string(kMaxBatchSize) +
+            ", the limit for one batch (kMaxBatchSize)");
+      config.batchSize = field.get<size_t>();
+    }
     config.bucketEdges = json.value("bucket_edges", std::vector<int64_t>{});
     config.hyperparameters =
         json.value("hyperparameters", nlohmann::json::object());

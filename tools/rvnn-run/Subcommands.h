@@ -22,6 +22,8 @@ int runExport(const std::vector<std::string> &args);
 int runDumpGrads(const std::vector<std::string> &args);
 /// `rvnn-run bench ...` (Bench.cpp)
 int runBench(const std::vector<std::string> &args);
+/// `rvnn-run plot RUN... -o OUT.svg` (Plot.cpp)
+int runPlot(const std::vector<std::string> &args);
 /// `rvnn-run gen <dataset> ...` (Gen.cpp)
 int runGen(const std::vector<std::string> &args);
 /// `rvnn-run gen listops ...` (GenListOps.cpp)

@@ -5,12 +5,14 @@
 #include "Subcommands.h"
 
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 
 #include "rvnn/Runtime/CompiledModel.h"
 #include "rvnn/Runtime/Device.h"
+#include "rvnn/Runtime/Report/OperatorCount.h"
+#include "rvnn/Runtime/Report/RunPlots.h"
 #include "rvnn/Runtime/RunConfig.h"
+#include "rvnn/Runtime/Train/AtomicFile.h"
 #include "rvnn/Runtime/Train/Trainer.h"
 #include "rvnn/Runtime/Train/WeightsFile.h"
 
@@ -28,8 +30,9 @@ int runTrain(const std::vector<std::string> &args) {
       "rvnn-run train",
       "Trains a compiled model on a task's data with the training settings\n"
       "of its run configuration (models/<name>.json), writing checkpoints\n"
-      "(last.pt, best.pt), metrics.jsonl and results.json into --out, then\n"
-      "prints accuracy by length bucket for dev and every test file.\n");
+      "(last.pt, best.pt), metrics.jsonl, results.json and plots\n"
+      "(curves.svg, accuracy.svg) into --out, then prints accuracy by length\n"
+      "bucket for dev and every test file.\n");
   parser.add("--config", "FILE", "run configuration (models/<name>.json)",
              configPath);
   parser.add("--model", "DIR", "compiled model (rvnn-run compile)", modelDir);
@@ -117,7 +120,27 @@ int runTrain(const std::vector<std::string> &args) {
                             {"splits", nlohmann::json::object()}};
   for (const NamedResult &entry : rows)
     results["splits"][entry.split] = entry.result.toJson();
-  std::ofstream(outDir + "/results.json") << results.dump(2) << "\n";
+  // Atomic like the checkpoints, so a kill here leaves no torn file; a
+  // resumed run writes it again.
+  train::writeFileAtomically(outDir + "/results.json", results.dump(2) + "\n");
+
+  // accuracy.svg again, now with the test files: by length, or for logic by
+  // operator count, the measure its test sets are split by.
+  std::vector<report::AccuracyLine> lines;
+  if (config.task == Task::Logic) {
+    if (!devFile.empty())
+      lines.push_back(report::accuracyByOperatorCount(
+          model, "dev", readDataset(config.task, devFile), config.batchSize));
+    for (const auto &[name, data] : tests)
+      lines.push_back(
+          report::accuracyByOperatorCount(model, name, data, config.batchSize));
+  } else {
+    for (const NamedResult &entry : rows)
+      lines.push_back(report::accuracyLine(entry.split, entry.result));
+  }
+  report::writeAccuracyPlot(outDir, lines,
+                            config.task == Task::Logic ? "operator count"
+                                                       : "length (tokens)");
   return 0;
 }
 

@@ -29,6 +29,7 @@ int main(int argc, char **argv) {
           {"dump-grads", "write a batch's loss and parameter gradients",
            runDumpGrads},
           {"bench", "time training steps per length bucket", runBench},
+          {"plot", "draw several runs' training curves on one chart", runPlot},
       }};
   try {
     return dispatch(table, {argv + 1, argv + argc});

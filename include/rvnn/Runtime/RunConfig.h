@@ -12,6 +12,11 @@
 
 namespace rvnn::runtime {
 
+/// Examples per batch at most (docs/user-guide.md, "Limits"): thousands of
+/// times the papers' batch sizes, so a stray digit fails when the
+/// configuration is read rather than as an allocation in the first step.
+constexpr size_t kMaxBatchSize = 65536;
+
 /// A model's run configuration, models/<name>.json (docs/user-guide.md):
 ///   "task": "listops" | "logic", "batch_size", "bucket_edges",
 ///   "hyperparameters" (the model-specs §8 values the .mlir encodes, for the

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 #include <stdexcept>
+#include <string>
 
 namespace rvnn::runtime::data {
 
@@ -12,6 +13,8 @@ lengthBucketedBatches(const std::vector<std::size_t> &lengths,
                       std::size_t chunkBatches) {
   if (batchSize == 0 || chunkBatches == 0)
     throw std::invalid_argument("batch size and chunk size must be positive");
+  // No batch holds more than the data; also keeps `chunk` from overflowing.
+  batchSize = std::min(batchSize, std::max<std::size_t>(lengths.size(), 1));
   std::vector<std::size_t> order(lengths.size());
   std::iota(order.begin(), order.end(), 0);
   rng.shuffle(order);
@@ -24,9 +27,20 @@ lengthBucketedBatches(const std::vector<std::size_t> &lengths,
     std::stable_sort(
         order.begin() + start, order.begin() + end,
         [&](std::size_t a, std::size_t b) { return lengths[a] < lengths[b]; });
-    for (std::size_t begin = start; begin < end; begin += batchSize)
-      batches.emplace_back(order.begin() + begin,
-                           order.begin() + std::min(begin + batchSize, end));
+    for (std::size_t begin = start; begin < end; begin += batchSize) {
+      const std::size_t stop = std::min(begin + batchSize, end);
+      // Sorted, so the batch's last example is its longest.
+      const std::size_t rows = stop - begin;
+      const std::size_t longest = lengths[order[stop - 1]];
+      if (longest > kMaxBatchTokens / rows)
+        throw std::invalid_argument(
+            "a batch of " + std::to_string(rows) + " examples up to " +
+            std::to_string(longest) + " tokens long pads to more than " +
+            std::to_string(kMaxBatchTokens) +
+            " tokens, the limit for one batch (kMaxBatchTokens); lower "
+            "batch_size");
+      batches.emplace_back(order.begin() + begin, order.begin() + stop);
+    }
   }
   rng.shuffle(batches);
   return batches;

@@ -22,6 +22,7 @@ int parseLabel(const TsvLines &lines, std::string_view field) {
 
 std::vector<TokenId> parseSequence(const TsvLines &lines,
                                    std::string_view field) {
+  lines.checkWordCount(field, "the sequence");
   std::vector<TokenId> tokens;
   try {
     tokens = tokenize(field);

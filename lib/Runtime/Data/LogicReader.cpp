@@ -4,6 +4,7 @@
 #include "rvnn/Runtime/Data/LogicFormula.h"
 #include "rvnn/Runtime/Data/LogicVocab.h"
 
+#include <algorithm>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -12,8 +13,32 @@ namespace rvnn::runtime::data::logic {
 
 namespace {
 
+/// Nesting depth of round brackets in one formula. truthMask recurses once
+/// per level, so this bounds its stack use (public data nests about 12 deep).
+constexpr std::size_t kMaxFormulaDepth = 10000;
+
+void checkDepth(const TsvLines &lines, std::string_view field,
+                const char *side) {
+  std::size_t depth = 0;
+  for (std::size_t start = 0;
+       (start = field.find_first_not_of(" \t", start)) != field.npos;) {
+    const std::size_t end =
+        std::min(field.find_first_of(" \t", start), field.size());
+    const std::string_view word = field.substr(start, end - start);
+    if (word == "(" && ++depth > kMaxFormulaDepth)
+      lines.fail(std::string(side) + " formula nests deeper than " +
+                 std::to_string(kMaxFormulaDepth) +
+                 " brackets, the limit for one formula (kMaxFormulaDepth)");
+    if (word == ")" && depth > 0)
+      --depth;
+    start = end;
+  }
+}
+
 std::vector<TokenId> parseFormula(const TsvLines &lines, std::string_view field,
                                   const char *side) {
+  lines.checkWordCount(field, std::string(side) + " formula");
+  checkDepth(lines, field, side);
   std::vector<TokenId> tokens;
   try {
     tokens = tokenize(field);

@@ -2,6 +2,7 @@
 
 #include "rvnn/Runtime/Data/DataError.h"
 
+#include <array>
 #include <stdexcept>
 
 namespace rvnn::runtime::data {
@@ -9,8 +10,34 @@ namespace rvnn::runtime::data {
 TsvLines::TsvLines(std::istream &in, std::string name)
     : in(in), name(std::move(name)) {}
 
+bool TsvLines::readLine() {
+  text.clear();
+  std::array<char, 1 << 14> chunk;
+  for (;;) {
+    in.getline(chunk.data(), chunk.size());
+    const auto got = static_cast<std::size_t>(in.gcount());
+    if (in.bad())
+      return false;
+    // Not failed: stopped at a '\n' (extracted and counted) or at the end of
+    // the file. Failed and not at the end: the chunk is full, the line goes
+    // on.
+    const bool whole = !in.fail();
+    if (!whole && in.eof())
+      return !text.empty();
+    text.append(chunk.data(), whole && !in.eof() ? got - 1 : got);
+    if (text.size() > kMaxLineBytes) {
+      ++number;
+      fail("the line is longer than " + std::to_string(kMaxLineBytes) +
+           " bytes, the limit for one data line (kMaxLineBytes)");
+    }
+    if (whole)
+      return true;
+    in.clear();
+  }
+}
+
 bool TsvLines::next() {
-  while (std::getline(in, text)) {
+  while (readLine()) {
     ++number;
     if (!text.empty() && text.back() == '\r')
       text.pop_back();
@@ -32,6 +59,20 @@ bool TsvLines::next() {
 
 void TsvLines::fail(const std::string &problem) const {
   throw DataError(name, number, problem);
+}
+
+void TsvLines::checkWordCount(std::string_view field,
+                              const std::string &what) const {
+  std::size_t words = 0;
+  bool inWord = false;
+  for (const char c : field) {
+    const bool space = c == ' ' || c == '\t';
+    if (!space && !inWord && ++words > kMaxSequenceWords)
+      fail(what + " has more than " + std::to_string(kMaxSequenceWords) +
+           " tokens, the limit for one sequence (kMaxSequenceWords; round "
+           "brackets count)");
+    inWord = !space;
+  }
 }
 
 void TsvLines::requireExamples(std::size_t examples) const {

@@ -12,6 +12,7 @@
 #include <torch/nn/utils/clip_grad.h>
 #include <torch/types.h>
 
+#include "rvnn/Runtime/Report/RunPlots.h"
 #include "rvnn/Runtime/Train/BatchOrder.h"
 #include "rvnn/Runtime/Train/Checkpoint.h"
 #include "rvnn/Runtime/Train/EarlyStopping.h"
@@ -60,7 +61,10 @@ private:
   /// says to stop.
   bool evaluateAndSchedule(int64_t epoch);
   void record(nlohmann::json record);
-  void saveLast();
+  /// curves.svg and accuracy.svg beside the metrics file, if there is one.
+  void writePlots();
+  /// Writes last.pt, and before it best.pt when `alsoBest`.
+  void saveLast(bool alsoBest = false);
 
   const TrainerConfig &config_;
   TrainableModel &model_;
@@ -72,6 +76,7 @@ private:
   TrainState state_;
   Progress progress_;
   MetricsLog metrics_;
+  std::string plotDir_;
   std::string lastPath_;
   std::string bestPath_;
   int64_t savedStep_ = -1;
@@ -101,8 +106,12 @@ Run::Run(const TrainerConfig &config, TrainableModel &model,
   std::string metricsPath = config.metricsFile;
   if (metricsPath.empty() && !config.checkpointDir.empty())
     metricsPath = (fs::path(config.checkpointDir) / "metrics.jsonl").string();
-  if (!metricsPath.empty())
+  if (!metricsPath.empty()) {
     metrics_ = MetricsLog(metricsPath, state_.history);
+    plotDir_ = fs::path(metricsPath).parent_path().string();
+    if (plotDir_.empty())
+      plotDir_ = ".";
+  }
 }
 
 void Run::openCheckpointDir() {
@@ -194,6 +203,7 @@ FitResult Run::fit(const BatchSource &trainBatches) {
   progress_.finish();
   if (savedStep_ != state_.step)
     saveLast();
+  writePlots();
 
   FitResult result;
   result.steps = state_.step;
@@ -309,9 +319,9 @@ bool Run::evaluateAndSchedule(int64_t epoch) {
                     std::to_string(early.badEvals) + "/" +
                     std::to_string(config_.patience) +
                     " without improvement), lr " + format(optimiser_.lr(), 3));
-  saveLast();
-  if (improved && !bestPath_.empty())
-    saveCheckpoint(bestPath_, model_, optimiser_, state_);
+  saveLast(/*alsoBest=*/improved);
+  // After the checkpoints, so that a killed run has plots of its latest one.
+  writePlots();
   return earlyStop_.shouldStop();
 }
 
@@ -320,12 +330,22 @@ void Run::record(nlohmann::json entry) {
   state_.history.push_back(std::move(entry));
 }
 
-void Run::saveLast() {
+void Run::saveLast(bool alsoBest) {
   state_.plateau = plateau_.state();
   state_.earlyStop = earlyStop_.state();
+  // best.pt before last.pt: a run killed between the two writes redoes this
+  // evaluation when resumed and writes the same best.pt again, whereas the
+  // other order would leave best.pt behind the best that last.pt records.
+  if (alsoBest && !bestPath_.empty())
+    saveCheckpoint(bestPath_, model_, optimiser_, state_);
   if (!lastPath_.empty())
     saveCheckpoint(lastPath_, model_, optimiser_, state_);
   savedStep_ = state_.step;
+}
+
+void Run::writePlots() {
+  if (!plotDir_.empty())
+    report::writeTrainingPlots(plotDir_, state_.history);
 }
 
 } // namespace
