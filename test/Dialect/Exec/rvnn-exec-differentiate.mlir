@@ -345,3 +345,27 @@ rvnn_exec.func @overlap(%in: tensor<?x4xf32>) -> tensor<?x2xf32> {
 // CHECK:           rvnn_exec.slice
 // CHECK:         rvnn_exec.elementwise <add> %[[DL]], %[[DR]]
 
+// -----
+
+// A value the backward reads that is cheap to recompute from what it reads
+// anyway is recomputed, not kept: gelu(y) is the second gemm's lhs (read for
+// the weight's cotangent), y is read by gelu's own derivative.
+rvnn_exec.param @w : tensor<4x4xf32> init <xavier_uniform>
+rvnn_exec.func @remat(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %w = rvnn_exec.param_get @w : tensor<4x4xf32>
+  %y = rvnn_exec.gemm %x, %w {transpose_rhs}
+      : (tensor<?x4xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
+  %g = rvnn_exec.gelu %y : tensor<?x4xf32>
+  %z = rvnn_exec.gemm %g, %w {transpose_rhs}
+      : (tensor<?x4xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
+  rvnn_exec.return %z : tensor<?x4xf32>
+}
+
+// CHECK-LABEL: rvnn_exec.func @remat_part_fwd(
+// CHECK-SAME:      -> (tensor<?x4xf32>, tensor<?x4xf32>, tensor<4x4xf32>, tensor<?x4xf32>)
+// CHECK:         %[[Y:.*]] = rvnn_exec.gemm %arg0
+// CHECK:         rvnn_exec.return %{{.*}}, %[[Y]], %arg1, %arg0 :
+// CHECK-LABEL: rvnn_exec.func @remat_part_bwd(
+// CHECK-SAME:      %[[RY:[^:]*]]: tensor<?x4xf32>, %[[RW:[^:]*]]: tensor<4x4xf32>, %[[RX:[^:]*]]: tensor<?x4xf32>, %[[CT:[^:]*]]: tensor<?x4xf32>)
+// CHECK-NEXT:    %[[G:.*]] = rvnn_exec.gelu %[[RY]]
+// CHECK-NEXT:    rvnn_exec.vjp(%[[G]], %[[RW]]) cotangents(%[[CT]]) grad_inputs [0, 1]

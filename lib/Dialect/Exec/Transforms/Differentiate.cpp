@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "AdjointRules.h"
+#include "Rematerialize.h"
 
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
@@ -266,6 +267,7 @@ private:
       if (input.getDefiningOp<ParamGetOp>())
         parameters.insert(arg);
     sweep.passShapeWitnesses(parameters);
+    rematerializeElementwise(backward);
     passResiduals(*bwdBlock, fwdReturn);
     return std::nullopt;
   }
