@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Runs every rvnn test on a fresh Debian 12 machine: installs what is missing,
 # builds (warnings fail the build), runs the lit and GoogleTest suites through
-# ctest, and checks that the runtime builds on its own with MLIR hidden.
+# ctest, checks that the runtime builds on its own with MLIR hidden, and runs
+# each fuzz target briefly (clang-19 and libFuzzer are installed for them).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-"$root/scripts/install-deps.sh"
+"$root/scripts/install-deps.sh" --fuzz
 "$root/scripts/build.sh"
 
 echo "rvnn: runtime-only build (MLIR and LLVM hidden from CMake)"
@@ -18,3 +19,8 @@ python3 /usr/lib/llvm-19/build/utils/lit/lit.py -sv "$root/build/test"
 echo "rvnn: GoogleTest suites and doc checks"
 cd "$root/build"
 ctest --output-on-failure -j2 -LE lit
+
+# The fuzz targets' short run (docs/user-guide.md, "Fuzzing"): replays every
+# regression input, then fuzzes each target for 5 s.
+echo "rvnn: fuzz targets, short run"
+"$root/scripts/fuzz.sh" --short

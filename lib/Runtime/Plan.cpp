@@ -62,7 +62,8 @@ public:
 json parseJson(const std::string &file, const std::string &text) {
   try {
     return json::parse(text);
-  } catch (const json::parse_error &error) {
+  } catch (const json::exception &error) {
+    // parse_error, or out_of_range for a number beyond double.
     throw PlanError(file + ": invalid JSON: " + error.what());
   }
 }

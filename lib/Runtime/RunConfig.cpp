@@ -14,7 +14,8 @@ RunConfig readRunConfig(const std::string &path) {
   nlohmann::json json;
   try {
     json = nlohmann::json::parse(in);
-  } catch (const nlohmann::json::parse_error &error) {
+  } catch (const nlohmann::json::exception &error) {
+    // parse_error, or out_of_range for a number beyond double.
     throw std::runtime_error(path + ": invalid JSON: " + error.what());
   }
   RunConfig config;

@@ -90,30 +90,6 @@ OpRegistry execOpHandlers() {
   return registry;
 }
 
-std::optional<KernelMode> parseKernelMode(std::string_view name) {
-  if (name == "generated")
-    return KernelMode::Generated;
-  if (name == "reference")
-    return KernelMode::Reference;
-  return std::nullopt;
-}
-
-std::string_view kernelModeName(KernelMode mode) {
-  return mode == KernelMode::Generated ? "generated" : "reference";
-}
-
-std::optional<RecomputePolicy> parseRecomputePolicy(std::string_view name) {
-  if (name == "save")
-    return RecomputePolicy::Save;
-  if (name == "recompute")
-    return RecomputePolicy::Recompute;
-  return std::nullopt;
-}
-
-std::string_view recomputePolicyName(RecomputePolicy policy) {
-  return policy == RecomputePolicy::Save ? "save" : "recompute";
-}
-
 torch::ScalarType scalarType(const std::string &dtype) {
   if (dtype == "f32")
     return torch::kFloat;

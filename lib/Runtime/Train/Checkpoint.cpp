@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <mutex>
 #include <stdexcept>
 
@@ -158,16 +160,37 @@ void save(const std::string &file, TrainableModel &model,
   writer.commit();
 }
 
+/// The bytes of a checkpoint, for checkPickleLengths and checkArchiveCode.
+std::string readArchive(const std::string &file) {
+  std::ifstream in(file, std::ios::binary);
+  std::string bytes{std::istreambuf_iterator<char>(in),
+                    std::istreambuf_iterator<char>()};
+  if (!in.good() && !in.eof())
+    throw std::runtime_error("read error");
+  return bytes;
+}
+
 /// Opens a checkpoint and checks its format and version; returns its
 /// metadata.
 nlohmann::json openArchive(const std::string &file, InputArchive &archive) {
   if (!std::filesystem::exists(file))
     throw std::runtime_error("no such file");
   try {
+    const std::string bytes = readArchive(file);
+    checkPickleLengths(bytes);
+    checkArchiveCode(bytes);
     archive.load_from(file, torch::Device(torch::kCPU));
   } catch (const c10::Error &error) {
     throw std::runtime_error(std::string("not a readable checkpoint (") +
                              error.what_without_backtrace() + ")");
+  } catch (const std::runtime_error &) {
+    throw; // checkPickleLengths, checkArchiveCode: already clear
+  } catch (const std::exception &error) {
+    // torch::jit::ErrorReport from the TorchScript importer.
+    const std::string detail = error.what();
+    throw std::runtime_error(
+        "not a readable checkpoint (LibTorch cannot import its modules" +
+        (detail.empty() ? std::string() : ": " + detail) + ")");
   }
   c10::IValue format;
   if (!archive.try_read("format", format) || !format.isString() ||

@@ -165,7 +165,8 @@ Json parseSafetensorsHeader(std::string_view bytes) {
     if (!header.is_object())
       throw std::runtime_error("the safetensors header is not a JSON object");
     return header;
-  } catch (const nlohmann::json::parse_error &error) {
+  } catch (const nlohmann::json::exception &error) {
+    // parse_error, or out_of_range for a number beyond double.
     throw std::runtime_error(
         std::string("the safetensors header is not valid JSON (") +
         error.what() + ")");
@@ -319,16 +320,24 @@ std::string encodeTorch(const NamedTensors &tensors) {
 }
 
 NamedTensors decodeTorch(std::string_view bytes) {
+  // LibTorch's unpickler reads less than Python's; say what it takes.
+  const std::string cannot =
+      "cannot read it as a torch.save file of a plain dict of str -> tensor "
+      "with at least 2 entries (not an OrderedDict, nor nn.Parameter "
+      "values): ";
   c10::IValue value;
   try {
+    checkPickleLengths(bytes);
     value = torch::pickle_load(std::vector<char>(bytes.begin(), bytes.end()));
   } catch (const c10::Error &error) {
-    // LibTorch's unpickler reads less than Python's; say what it takes.
-    throw std::runtime_error(
-        std::string("cannot read it as a torch.save file of a plain dict of "
-                    "str -> tensor with at least 2 entries (not an "
-                    "OrderedDict, nor nn.Parameter values): ") +
-        error.what_without_backtrace());
+    throw std::runtime_error(cannot + error.what_without_backtrace());
+  } catch (const std::runtime_error &) {
+    throw; // checkPickleLengths: already clear
+  } catch (const std::exception &error) {
+    // torch::jit::ErrorReport from the type parser: a corrupt type tag.
+    const std::string detail = error.what();
+    throw std::runtime_error(cannot + "a type tag in it does not parse" +
+                             (detail.empty() ? "" : " (" + detail + ")"));
   }
   if (!value.isGenericDict())
     throw std::runtime_error("it holds a " + value.tagKind() +
