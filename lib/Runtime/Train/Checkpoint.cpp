@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <mutex>
 #include <stdexcept>
 
@@ -160,26 +158,16 @@ void save(const std::string &file, TrainableModel &model,
   writer.commit();
 }
 
-/// The bytes of a checkpoint, for checkPickleLengths and checkArchiveCode.
-std::string readArchive(const std::string &file) {
-  std::ifstream in(file, std::ios::binary);
-  std::string bytes{std::istreambuf_iterator<char>(in),
-                    std::istreambuf_iterator<char>()};
-  if (!in.good() && !in.eof())
-    throw std::runtime_error("read error");
-  return bytes;
-}
-
 /// Opens a checkpoint and checks its format and version; returns its
 /// metadata.
 nlohmann::json openArchive(const std::string &file, InputArchive &archive) {
   if (!std::filesystem::exists(file))
     throw std::runtime_error("no such file");
   try {
-    const std::string bytes = readArchive(file);
+    const std::string bytes = readFileBytes(file);
     checkPickleLengths(bytes);
     checkArchiveCode(bytes);
-    archive.load_from(file, torch::Device(torch::kCPU));
+    archive.load_from(bytes.data(), bytes.size(), torch::Device(torch::kCPU));
   } catch (const c10::Error &error) {
     throw std::runtime_error(std::string("not a readable checkpoint (") +
                              error.what_without_backtrace() + ")");

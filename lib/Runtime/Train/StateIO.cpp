@@ -2,7 +2,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <cstring>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <optional>
 #include <regex>
@@ -29,6 +32,18 @@ torch::Tensor readStateLike(torch::serialize::InputArchive &archive,
     throw std::runtime_error(what + " is " + describeTensor(value) +
                              ", the parameter is " + describeTensor(param));
   return value.to(param.device());
+}
+
+std::string readFileBytes(const std::string &file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in)
+    throw std::runtime_error(std::string("cannot open: ") +
+                             std::strerror(errno));
+  std::string bytes{std::istreambuf_iterator<char>(in),
+                    std::istreambuf_iterator<char>()};
+  if (in.bad())
+    throw std::runtime_error("read error");
+  return bytes;
 }
 
 namespace {

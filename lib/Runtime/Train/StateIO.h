@@ -23,6 +23,10 @@ torch::Tensor readStateLike(torch::serialize::InputArchive &archive,
 int64_t readInt(torch::serialize::InputArchive &archive, const std::string &key,
                 const std::string &what);
 
+/// All bytes of `file`; std::runtime_error("cannot open: ...") or
+/// ("read error") otherwise.
+std::string readFileBytes(const std::string &file);
+
 /// Checks the lengths in the pickles (*.pkl records) of a LibTorch zip
 /// archive before LibTorch unpickles them. LibTorch 1.13's Unpickler
 /// allocates and zero-fills a string or byte array of the length the file

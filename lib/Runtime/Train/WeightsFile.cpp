@@ -1,10 +1,7 @@
 #include "rvnn/Runtime/Train/WeightsFile.h"
 
 #include <algorithm>
-#include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <limits>
 #include <stdexcept>
 
@@ -171,18 +168,6 @@ Json parseSafetensorsHeader(std::string_view bytes) {
         std::string("the safetensors header is not valid JSON (") +
         error.what() + ")");
   }
-}
-
-std::string readFile(const std::string &file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in)
-    throw std::runtime_error(std::string("cannot open: ") +
-                             std::strerror(errno));
-  std::string bytes{std::istreambuf_iterator<char>(in),
-                    std::istreambuf_iterator<char>()};
-  if (in.bad())
-    throw std::runtime_error("read error");
-  return bytes;
 }
 
 /// Tells the formats apart by their first bytes: a zip archive (torch.save)
@@ -371,7 +356,7 @@ void saveWeights(const std::string &file, const NamedTensors &tensors,
 
 NamedTensors readWeights(const std::string &file) {
   try {
-    return decodeWeights(readFile(file));
+    return decodeWeights(readFileBytes(file));
   } catch (const std::exception &error) {
     throw std::runtime_error("weights file " + file + ": " + error.what());
   }
