@@ -9,7 +9,9 @@ packages=(cmake ninja-build ccache g++ git python3 googletest libgtest-dev
   libssl-dev
   # Debian's LibTorch calls libblas.so.3; without OpenBLAS that is the
   # reference BLAS, ~13x slower on the models' matrix products.
-  libopenblas0-pthread)
+  libopenblas0-pthread
+  # rvnn-run's malloc (cmake/RvnnJemalloc.cmake).
+  libjemalloc-dev)
 # The fuzz targets (scripts/fuzz.sh): only with --fuzz or RVNN_FUZZ=1.
 if [[ ${1:-} == --fuzz || ${RVNN_FUZZ:-0} == 1 ]]; then
   packages+=(clang-19 libclang-rt-19-dev libfuzzer-19-dev)

@@ -10,6 +10,10 @@ namespace rvnn::runtime {
 /// temporaries in again (measured: 45% of a BBT-GRC step at batch 1). Call
 /// once at startup, before any tensor exists. Returns false where the C
 /// library has no such controls (non-glibc); nothing changes then.
+/// rvnn-run links jemalloc where it is installed (cmake/RvnnJemalloc.cmake):
+/// its malloc then serves the tensors, with the same policy set at its
+/// initialisation (lib/Runtime/JemallocConf.cpp), and these glibc settings
+/// only govern the allocations glibc still makes itself.
 bool keepFreedHostMemory();
 
 } // namespace rvnn::runtime

@@ -12,6 +12,8 @@
 
 #include "DeferredWeightGrad.h"
 #include "rvnn/Runtime/Ops/Beam.h"
+#include "rvnn/Runtime/Ops/NN.h"
+#include "rvnn/Runtime/Ops/Recursion.h"
 
 #include <functional>
 #include <map>
@@ -43,6 +45,17 @@ dispatchRule(Executor &executor, const PlanOp &op, const Frame &frame,
   if (!kernel)
     return std::nullopt;
   return generatedKernelGrads(*kernel, inputs, cotangents);
+}
+
+/// The batched rhs cotangent lhsᵀ·dy (dyᵀ·lhs for a transposed rhs). With
+/// one lhs row (EBT-GRC's selection of a pair, M = 1) the product has a
+/// contraction of length 1: a broadcast multiply, where the BLAS would pack
+/// both operands for every batch entry.
+Tensor batchedOuterGrad(const Tensor &lhs, const Tensor &dy, bool transposed) {
+  if (lhs.size(-2) == 1)
+    return transposed ? dy.transpose(-2, -1) * lhs : lhs.transpose(-2, -1) * dy;
+  return transposed ? at::matmul(dy.transpose(-2, -1), lhs)
+                    : at::matmul(lhs.transpose(-2, -1), dy);
 }
 
 /// y = lhs · op(rhs) + bias + accumulator, op(rhs) = rhsᵀ with transpose_rhs.
@@ -77,9 +90,7 @@ gemmRule(Executor &, const PlanOp &op, const Frame &frame,
                                                      : lhsRows.t().mm(dyRows);
     } else {
       grads[Gemm::operand::rhs] =
-          (transposed ? at::matmul(dy.transpose(-2, -1), lhs)
-                      : at::matmul(lhs.transpose(-2, -1), dy))
-              .sum_to_size(rhs.sizes());
+          batchedOuterGrad(lhs, dy, transposed).sum_to_size(rhs.sizes());
     }
   }
   // Bias and accumulator are added (broadcast): their cotangent is dy summed
@@ -194,6 +205,56 @@ beamExpandRule(Executor &, const PlanOp &op, const Frame &frame,
   return grads;
 }
 
+/// beam_accumulate's children scores accu_b + log(p[pick] + 1e-20): the
+/// parent's cotangent sums its children's, p's is scattered to the picks.
+std::optional<std::vector<Tensor>>
+beamAccumulateRule(Executor &, const PlanOp &op, const Frame &frame,
+                   const std::vector<Tensor> &cotangents,
+                   const std::vector<bool> &wanted) {
+  using BeamAccumulate = exec::BeamAccumulateOp;
+  const Tensor probs = frame.tensor(op, BeamAccumulate::operand::probs);
+  const Tensor idx = frame.tensor(op, BeamAccumulate::operand::indices);
+  const Tensor dy = cotangents.at(0).reshape(idx.sizes());
+  std::vector<Tensor> grads(op.operands.size());
+  if (wanted[BeamAccumulate::operand::accu])
+    grads[BeamAccumulate::operand::accu] = dy.sum(-1);
+  if (wanted[BeamAccumulate::operand::probs])
+    grads[BeamAccumulate::operand::probs] = at::zeros_like(probs).scatter_add_(
+        2, idx, dy / (probs.gather(2, idx) + 1e-20));
+  return grads;
+}
+
+/// masked_softmax's backward from its inputs (ops::maskedSoftmaxBackward).
+std::optional<std::vector<Tensor>>
+maskedSoftmaxRule(Executor &, const PlanOp &op, const Frame &frame,
+                  const std::vector<Tensor> &cotangents,
+                  const std::vector<bool> &wanted) {
+  using MaskedSoftmax = exec::MaskedSoftmaxOp;
+  auto [dx, dmask] = ops::maskedSoftmaxBackward(
+      frame.tensor(op, MaskedSoftmax::operand::input),
+      frame.tensor(op, MaskedSoftmax::operand::mask),
+      attrAs<int64_t>(op, MaskedSoftmax::attr::dim), cotangents.at(0));
+  std::vector<Tensor> grads(op.operands.size());
+  grads[MaskedSoftmax::operand::input] = dx;
+  if (wanted[MaskedSoftmax::operand::mask])
+    grads[MaskedSoftmax::operand::mask] = dmask;
+  return grads;
+}
+
+/// pair_merge's kernel backward: no recomputed forward, and no cotangent of
+/// sel unless it is wanted (EBT-GRC's sel is a one-hot of chosen pairs).
+std::optional<std::vector<Tensor>>
+pairMergeRule(Executor &, const PlanOp &op, const Frame &frame,
+              const std::vector<Tensor> &cotangents,
+              const std::vector<bool> &wanted) {
+  using PairMerge = exec::PairMergeOp;
+  return ops::pairMergeBackward(frame.tensor(op, PairMerge::operand::h),
+                                frame.tensor(op, PairMerge::operand::cand),
+                                frame.tensor(op, PairMerge::operand::sel),
+                                cotangents.at(0),
+                                wanted[PairMerge::operand::sel]);
+}
+
 const std::map<std::string_view, FastRule> &fastRules() {
   static const std::map<std::string_view, FastRule> rules = {
       {exec::DispatchOp::name, dispatchRule},
@@ -205,6 +266,9 @@ const std::map<std::string_view, FastRule> &fastRules() {
       {exec::SliceOp::name, sliceRule},
       {exec::BeamGatherOp::name, beamGatherRule},
       {exec::BeamExpandOp::name, beamExpandRule},
+      {exec::PairMergeOp::name, pairMergeRule},
+      {exec::BeamAccumulateOp::name, beamAccumulateRule},
+      {exec::MaskedSoftmaxOp::name, maskedSoftmaxRule},
   };
   return rules;
 }

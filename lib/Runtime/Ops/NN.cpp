@@ -25,8 +25,10 @@ torch::Tensor dropoutMask(const torch::Tensor &x, double rate, bool rescale,
                           DrawStream *draws) {
   TORCH_CHECK(rate >= 0 && rate < 1, "dropout: rate must be in [0, 1), got ",
               rate);
+  // A broadcast scalar, not a tensor of ones: the mask is a residual of the
+  // backward, and an evaluation-mode forward should not keep a copy of x.
   if (!training || rate == 0)
-    return at::ones_like(x);
+    return at::ones({}, x.options()).expand(x.sizes());
   TORCH_CHECK(draws, "dropout: training needs a draw stream");
   std::vector<int64_t> maskShape(x.sizes().begin(), x.sizes().end());
   for (int64_t dim : sharedDims) {
@@ -67,6 +69,19 @@ torch::Tensor maskedSoftmax(const torch::Tensor &x, const torch::Tensor &mask,
                             int64_t dim) {
   auto p = at::softmax(x, dim) * mask + 1e-20;
   return p / p.sum(dim, /*keepdim=*/true);
+}
+
+std::tuple<torch::Tensor, torch::Tensor>
+maskedSoftmaxBackward(const torch::Tensor &x, const torch::Tensor &mask,
+                      int64_t dim, const torch::Tensor &dy) {
+  const torch::Tensor s = at::softmax(x, dim);
+  const torch::Tensor u = s * mask + 1e-20;
+  const torch::Tensor z = u.sum(dim, /*keepdim=*/true);
+  const torch::Tensor p = u / z;
+  const torch::Tensor du = (dy - (dy * p).sum(dim, /*keepdim=*/true)) / z;
+  const torch::Tensor ds = du * mask;
+  torch::Tensor dx = s * (ds - (ds * s).sum(dim, /*keepdim=*/true));
+  return {dx, (du * s).sum_to_size(mask.sizes())};
 }
 
 torch::Tensor crossEntropy(const torch::Tensor &logits,

@@ -75,48 +75,71 @@ void forwardRows(const Rows &s, const T *h, const T *cand, const T *sel,
   });
 }
 
+/// dh and dcand of row r: linear in g for the row's weights.
+template <typename T>
+void rowCotangentsOfHAndCand(const Rows &s, int64_t r, const T *sel,
+                             const T *grad, T *gradH, T *gradCand,
+                             std::vector<T> &left, std::vector<T> &right) {
+  const int64_t candRows = s.broadcastCand ? 1 : s.pairs;
+  const T *sr = sel + r * s.pairs;
+  const T *g = grad + r * s.pairs * s.dim;
+  T *dh = gradH + r * (s.pairs + 1) * s.dim;
+  T *dc = gradCand + r * candRows * s.dim;
+  mergeWeights(sr, s.pairs, left.data(), right.data());
+  std::fill(dh, dh + (s.pairs + 1) * s.dim, T(0));
+  std::fill(dc, dc + candRows * s.dim, T(0));
+  for (int64_t j = 0; j < s.pairs; ++j) {
+    const T *gj = g + j * s.dim;
+    T *dhj = dh + j * s.dim, *dhNext = dhj + s.dim;
+    T *dcj = dc + (s.broadcastCand ? 0 : j * s.dim);
+    const T sj = sr[j], lj = left[j], rj = right[j];
+    for (int64_t d = 0; d < s.dim; ++d) {
+      dhj[d] += lj * gj[d];
+      dhNext[d] += rj * gj[d];
+      dcj[d] += sj * gj[d];
+    }
+  }
+}
+
+/// dsel of row r: three dot products per pair and a suffix sum.
+template <typename T>
+void rowCotangentOfSel(const Rows &s, int64_t r, const T *h, const T *cand,
+                       const T *grad, T *gradSel, std::vector<T> &pMinusQ) {
+  const T *hr = h + r * (s.pairs + 1) * s.dim;
+  const T *cr = cand + r * (s.broadcastCand ? 1 : s.pairs) * s.dim;
+  const T *g = grad + r * s.pairs * s.dim;
+  T *ds = gradSel + r * s.pairs;
+  for (int64_t j = 0; j < s.pairs; ++j) {
+    const T *gj = g + j * s.dim, *cj = cr + (s.broadcastCand ? 0 : j * s.dim);
+    const T *hj = hr + j * s.dim, *hNext = hj + s.dim;
+    T a = 0, p = 0, q = 0;
+    for (int64_t d = 0; d < s.dim; ++d) {
+      a += gj[d] * cj[d];
+      p += gj[d] * hj[d];
+      q += gj[d] * hNext[d];
+    }
+    // ds_j = a_j - q_j for now; the suffix sums of p - q follow.
+    ds[j] = a - q;
+    pMinusQ[j] = p - q;
+  }
+  T suffix = 0;
+  for (int64_t j = s.pairs - 1; j >= 0; --j) {
+    suffix += pMinusQ[j];
+    ds[j] -= suffix;
+  }
+}
+
+/// `gradSel` may be null (and then `h` and `cand`, which only it reads):
+/// sel's cotangent is skipped, as when sel is a one-hot of chosen pairs.
 template <typename T>
 void backwardRows(const Rows &s, const T *h, const T *cand, const T *sel,
                   const T *grad, T *gradH, T *gradCand, T *gradSel) {
   at::parallel_for(0, s.rows, 1, [&](int64_t begin, int64_t end) {
     std::vector<T> left(s.pairs), right(s.pairs), pMinusQ(s.pairs);
     for (int64_t r = begin; r < end; ++r) {
-      const T *hr = h + r * (s.pairs + 1) * s.dim;
-      const int64_t candRows = s.broadcastCand ? 1 : s.pairs;
-      const T *cr = cand + r * candRows * s.dim;
-      const T *sr = sel + r * s.pairs;
-      const T *g = grad + r * s.pairs * s.dim;
-      T *dh = gradH + r * (s.pairs + 1) * s.dim;
-      T *dc = gradCand + r * candRows * s.dim;
-      T *ds = gradSel + r * s.pairs;
-      mergeWeights(sr, s.pairs, left.data(), right.data());
-      std::fill(dh, dh + (s.pairs + 1) * s.dim, T(0));
-      std::fill(dc, dc + candRows * s.dim, T(0));
-      for (int64_t j = 0; j < s.pairs; ++j) {
-        const T *gj = g + j * s.dim,
-                *cj = cr + (s.broadcastCand ? 0 : j * s.dim);
-        const T *hj = hr + j * s.dim, *hNext = hj + s.dim;
-        T *dhj = dh + j * s.dim, *dhNext = dhj + s.dim;
-        T *dcj = dc + (s.broadcastCand ? 0 : j * s.dim);
-        const T sj = sr[j], lj = left[j], rj = right[j];
-        T a = 0, p = 0, q = 0;
-        for (int64_t d = 0; d < s.dim; ++d) {
-          dhj[d] += lj * gj[d];
-          dhNext[d] += rj * gj[d];
-          dcj[d] += sj * gj[d];
-          a += gj[d] * cj[d];
-          p += gj[d] * hj[d];
-          q += gj[d] * hNext[d];
-        }
-        // ds_j = a_j - q_j for now; the suffix sums of p - q follow.
-        ds[j] = a - q;
-        pMinusQ[j] = p - q;
-      }
-      T suffix = 0;
-      for (int64_t j = s.pairs - 1; j >= 0; --j) {
-        suffix += pMinusQ[j];
-        ds[j] -= suffix;
-      }
+      rowCotangentsOfHAndCand(s, r, sel, grad, gradH, gradCand, left, right);
+      if (gradSel)
+        rowCotangentOfSel(s, r, h, cand, grad, gradSel, pMinusQ);
     }
   });
 }
@@ -156,22 +179,35 @@ struct PairMergeCpuFunction
                                    /*create_graph=*/true,
                                    /*allow_unused=*/true);
     }
-    const Tensor grad = grads[0].contiguous();
-    Tensor gradH = at::empty_like(h), gradCand = at::empty_like(cand),
-           gradSel = at::empty_like(sel);
-    const Rows s(h, cand);
-    AT_DISPATCH_FLOATING_TYPES(h.scalar_type(), "pair_merge_cpu_grad", [&] {
-      backwardRows<scalar_t>(
-          s, h.data_ptr<scalar_t>(), cand.data_ptr<scalar_t>(),
-          sel.data_ptr<scalar_t>(), grad.data_ptr<scalar_t>(),
-          gradH.data_ptr<scalar_t>(), gradCand.data_ptr<scalar_t>(),
-          gradSel.data_ptr<scalar_t>());
-    });
-    return {gradH, gradCand, gradSel};
+    return pairMergeCpuBackward(h, cand, sel, grads[0],
+                                ctx->needs_input_grad(2));
   }
 };
 
 } // namespace
+
+std::vector<Tensor> pairMergeCpuBackward(const Tensor &h, const Tensor &cand,
+                                         const Tensor &sel, const Tensor &dy,
+                                         bool wantSel) {
+  // Only sel's cotangent reads h and cand: without it they may be shape
+  // witnesses (broadcast zeros) that must not be materialised.
+  const Tensor hc = wantSel ? h.contiguous() : Tensor(),
+               candc = wantSel ? cand.contiguous() : Tensor(),
+               selc = sel.contiguous(), grad = dy.contiguous();
+  const auto options = dy.options().memory_format(at::MemoryFormat::Contiguous);
+  Tensor gradH = at::empty(h.sizes(), options),
+         gradCand = at::empty(cand.sizes(), options),
+         gradSel = wantSel ? at::empty_like(selc) : Tensor();
+  const Rows s(h, cand);
+  AT_DISPATCH_FLOATING_TYPES(h.scalar_type(), "pair_merge_cpu_grad", [&] {
+    auto data = [](const Tensor &t) {
+      return t.defined() ? t.data_ptr<scalar_t>() : nullptr;
+    };
+    backwardRows<scalar_t>(s, data(hc), data(candc), data(selc), data(grad),
+                           data(gradH), data(gradCand), data(gradSel));
+  });
+  return {gradH, gradCand, gradSel};
+}
 
 bool pairMergeCpuTakes(const Tensor &h, const Tensor &cand, const Tensor &sel) {
   const auto type = h.scalar_type();

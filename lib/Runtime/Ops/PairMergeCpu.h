@@ -4,6 +4,8 @@
 
 #include <torch/types.h>
 
+#include <vector>
+
 namespace rvnn::runtime::ops {
 
 /// Whether pairMergeCpu runs these operands: CPU, float or double, one
@@ -15,6 +17,14 @@ bool pairMergeCpuTakes(const torch::Tensor &h, const torch::Tensor &cand,
 /// (through pairMergeReference when the backward itself is recorded).
 torch::Tensor pairMergeCpu(const torch::Tensor &h, const torch::Tensor &cand,
                            const torch::Tensor &sel);
+
+/// The cotangents of h, cand and sel (undefined unless `wantSel`) for the
+/// result's cotangent `dy`: the backward's two passes, without a graph.
+std::vector<torch::Tensor> pairMergeCpuBackward(const torch::Tensor &h,
+                                                const torch::Tensor &cand,
+                                                const torch::Tensor &sel,
+                                                const torch::Tensor &dy,
+                                                bool wantSel);
 
 } // namespace rvnn::runtime::ops
 

@@ -115,6 +115,15 @@ torch::Tensor pairMerge(const torch::Tensor &h, const torch::Tensor &cand,
   return pairMergeReference(h, cand, sel);
 }
 
+std::optional<std::vector<torch::Tensor>>
+pairMergeBackward(const torch::Tensor &h, const torch::Tensor &cand,
+                  const torch::Tensor &sel, const torch::Tensor &dy,
+                  bool wantSel) {
+  if (!pairMergeCpuTakes(h, cand, sel) || dy.scalar_type() != h.scalar_type())
+    return std::nullopt;
+  return pairMergeCpuBackward(h, cand, sel, dy, wantSel);
+}
+
 torch::Tensor pairMergeReference(const torch::Tensor &h,
                                  const torch::Tensor &cand,
                                  const torch::Tensor &sel) {

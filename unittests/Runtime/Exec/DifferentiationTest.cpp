@@ -153,8 +153,7 @@ Plan dropoutPlan(const std::string &name) {
 }
 
 Executor executorFor(const Plan &plan, ExecutionContext &context) {
-  return Executor(
-      plan, [](const std::string &) { return Tensor(); }, context);
+  return Executor(plan, [](const std::string &) { return Tensor(); }, context);
 }
 
 Tensor callForward(Executor &executor, const Tensor &x, const Tensor &w) {
@@ -520,13 +519,79 @@ TEST(Vjp, GemmRulesMatchAutograd) {
       {uniformDoubles({3, 4}, -1, 1, 30)}, uniformDoubles({3, 3}, -1, 1, 31));
 }
 
+TEST(Vjp, BatchedGemmOfOneRowMatchesAutograd) {
+  // EBT-GRC's selection of a pair, [B, 1, K]·[B, K, N]: rhs's cotangent is
+  // an outer product per batch entry; also with a transposed rhs.
+  for (bool transposed : {false, true}) {
+    SCOPED_TRACE(transposed ? "transpose_rhs" : "rhs");
+    json attrs = {{"operandSegmentSizes", {1, 1, 0, 0}}};
+    if (transposed)
+      attrs["transpose_rhs"] = true;
+    std::vector<int64_t> rhsShape = transposed ? std::vector<int64_t>{4, 5, 6}
+                                               : std::vector<int64_t>{4, 6, 5};
+    expectFastRuleMatchesAutograd({str(exec::GemmOp::name),
+                                   {f64({4, 1, 6}), f64(rhsShape)},
+                                   {0, 1},
+                                   attrs,
+                                   f64({4, 1, 5}),
+                                   {0, 1}},
+                                  {uniformDoubles({4, 1, 6}, -1, 1, 32),
+                                   uniformDoubles(rhsShape, -1, 1, 33)},
+                                  uniformDoubles({4, 1, 5}, -1, 1, 34));
+  }
+}
+
+TEST(Vjp, BeamAndSelectionRulesMatchAutograd) {
+  Tensor h = uniformDoubles({2, 3, 5, 4}, -1, 1, 35);
+  Tensor cand = uniformDoubles({2, 3, 1, 4}, -1, 1, 36);
+  Tensor sel = at::softmax(uniformDoubles({2, 3, 4}, -2, 2, 37), -1);
+  Tensor dMerged = uniformDoubles({2, 3, 4, 4}, -1, 1, 38);
+  for (std::vector<int64_t> gradInputs :
+       {std::vector<int64_t>{0, 1, 2}, std::vector<int64_t>{0, 1}})
+    expectFastRuleMatchesAutograd(
+        {str(exec::PairMergeOp::name),
+         {f64({2, 3, 5, 4}), f64({2, 3, 1, 4}), f64({2, 3, 4})},
+         {0, 1, 2},
+         json::object(),
+         f64({2, 3, 4, 4}),
+         gradInputs},
+        {h, cand, sel}, dMerged);
+
+  expectFastRuleMatchesAutograd(
+      {str(exec::BeamAccumulateOp::name),
+       {f64({2, 2}), f64({2, 2, 4}), type("i64", {2, 2, 3})},
+       {0, 1, 2},
+       json::object(),
+       f64({2, 6}),
+       {0, 1}},
+      {uniformDoubles({2, 2}, -1, 1, 39), uniformDoubles({2, 2, 4}, 0.1, 1, 40),
+       torch::tensor({{{0, 2, 3}, {1, 0, 2}}, {{2, 1, 0}, {3, 0, 1}}},
+                     torch::kLong)},
+      uniformDoubles({2, 6}, -1, 1, 41));
+
+  Tensor mask = torch::tensor({{1.0, 1.0, 1.0, 0.0}, {1.0, 0.0, 1.0, 1.0}},
+                              torch::kDouble);
+  for (std::vector<int64_t> gradInputs :
+       {std::vector<int64_t>{0}, std::vector<int64_t>{0, 1}})
+    expectFastRuleMatchesAutograd({str(exec::MaskedSoftmaxOp::name),
+                                   {f64({2, 4}), f64({2, 4})},
+                                   {0, 1},
+                                   {{"dim", 1}},
+                                   f64({2, 4}),
+                                   gradInputs},
+                                  {uniformDoubles({2, 4}, -2, 2, 42), mask},
+                                  uniformDoubles({2, 4}, -1, 1, 43));
+}
+
 namespace {
 
 /// Whether lib/Runtime/Exec/VjpOp.cpp has a fast rule for `opName`.
 bool fastRuleCovers(const std::string &opName) {
   for (std::string_view name :
        {exec::GemmOp::name, exec::LayerNormOp::name, exec::SliceOp::name,
-        exec::BeamGatherOp::name, exec::BeamExpandOp::name})
+        exec::BeamGatherOp::name, exec::BeamExpandOp::name,
+        exec::PairMergeOp::name, exec::BeamAccumulateOp::name,
+        exec::MaskedSoftmaxOp::name})
     if (opName == name)
       return true;
   return false;

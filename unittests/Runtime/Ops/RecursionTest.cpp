@@ -102,6 +102,38 @@ TEST(RecursionOps, PairMergeCpuKernelMatchesReference) {
     }
 }
 
+// The graph-free backward the vjp of pair_merge runs: the reference's
+// autograd cotangents, and none for sel unless it is wanted.
+TEST(RecursionOps, PairMergeBackwardMatchesReference) {
+  Inputs in = {uniformDoubles({2, 3, 7, 16}, -1, 1, 5),
+               uniformDoubles({2, 3, 1, 16}, -1, 1, 6),
+               at::softmax(uniformDoubles({2, 3, 6}, -2, 2, 7), -1),
+               uniformDoubles({2, 3, 6, 16}, -1, 1, 8)};
+  Inputs leaves;
+  for (size_t i = 0; i < 3; ++i)
+    leaves.push_back(in[i].clone().requires_grad_());
+  Inputs reference = torch::autograd::grad(
+      {ops::pairMergeReference(leaves[0], leaves[1], leaves[2])}, leaves,
+      {in[3]});
+  for (bool wantSel : {true, false}) {
+    SCOPED_TRACE(wantSel ? "sel wanted" : "sel not wanted");
+    auto grads = ops::pairMergeBackward(in[0], in[1], in[2], in[3], wantSel);
+    ASSERT_TRUE(grads.has_value());
+    for (size_t i = 0; i < 2; ++i)
+      EXPECT_TRUE(at::allclose((*grads)[i], reference[i], 1e-12, 1e-12))
+          << "cotangent " << i;
+    ASSERT_EQ((*grads)[2].defined(), wantSel);
+    if (wantSel) {
+      EXPECT_TRUE(at::allclose((*grads)[2], reference[2], 1e-12, 1e-12));
+    }
+  }
+  // Operands the CPU kernel does not take (a broadcast leading dim) leave
+  // the vjp to autograd.
+  EXPECT_FALSE(
+      ops::pairMergeBackward(in[0], in[1].narrow(0, 0, 1), in[2], in[3], false)
+          .has_value());
+}
+
 TEST(RecursionOps, ChunkPadsLongSequences) {
   auto x = uniformDoubles({2, 100, 3}, -1, 1, 5);
   auto mask = maskOfLengths({100, 70}, 100);

@@ -1,6 +1,7 @@
 #ifndef RVNN_RUNTIME_OPS_NN_H
 #define RVNN_RUNTIME_OPS_NN_H
 
+#include <tuple>
 #include <vector>
 
 #include <torch/types.h>
@@ -52,6 +53,14 @@ torch::Tensor softmax(const torch::Tensor &x, int64_t dim = -1);
 /// `p / Σ p` along `dim`. `mask` broadcasts to `x`.
 torch::Tensor maskedSoftmax(const torch::Tensor &x, const torch::Tensor &mask,
                             int64_t dim = -1);
+
+/// The cotangents of maskedSoftmax's `x` and `mask` (summed to mask's shape)
+/// for the result's cotangent `dy`, without an autograd graph. With
+/// s = softmax(x), u = s·mask + 1e-20, Z = Σ u, p = u / Z:
+/// du = (dy - Σ dy·p) / Z, dx = s·(du·mask - Σ du·mask·s), dmask = du·s.
+std::tuple<torch::Tensor, torch::Tensor>
+maskedSoftmaxBackward(const torch::Tensor &x, const torch::Tensor &mask,
+                      int64_t dim, const torch::Tensor &dy);
 
 /// rvnn.cross_entropy: mean cross-entropy of `logits` `[N, C]` against i64
 /// `labels` `[N]`; a rank-0 tensor.

@@ -2,7 +2,9 @@
 #define RVNN_RUNTIME_OPS_RECURSION_H
 
 #include <functional>
+#include <optional>
 #include <tuple>
+#include <vector>
 
 #include <torch/types.h>
 
@@ -42,6 +44,14 @@ torch::Tensor unchunk(const torch::Tensor &x, const torch::Tensor &ref,
 /// `right = c-sel`, `h'_j = sel_j·cand_j + left_j·h_j + right_j·h_{j+1}`.
 torch::Tensor pairMerge(const torch::Tensor &h, const torch::Tensor &cand,
                         const torch::Tensor &sel);
+
+/// pair_merge's cotangents of h, cand and (when `wantSel`) sel for the
+/// result's cotangent `dy`, from the CPU kernel's backward without an
+/// autograd graph; nullopt where that kernel does not take the operands.
+std::optional<std::vector<torch::Tensor>>
+pairMergeBackward(const torch::Tensor &h, const torch::Tensor &cand,
+                  const torch::Tensor &sel, const torch::Tensor &dy,
+                  bool wantSel);
 
 /// pair_merge as ATen tensor operations (any device, differentiable to any
 /// order): the oracle of the CPU and CUDA kernels pairMerge runs.
