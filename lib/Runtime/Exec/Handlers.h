@@ -6,6 +6,7 @@
 
 #include "rvnn/Dialect/Exec/ExecContract.h"
 #include "rvnn/Runtime/Executor.h"
+#include "rvnn/Runtime/Ops/Attention.h"
 
 #include <array>
 #include <string>
@@ -106,6 +107,9 @@ struct SliceSpec {
 SliceSpec sliceSpec(const PlanOp &sliceOp, const Frame &frame);
 /// The strided view of `source` a slice takes, before dropping dims.
 torch::Tensor stridedSlice(const torch::Tensor &source, const SliceSpec &spec);
+
+/// A neighbour_retrieve op's direction attribute.
+ops::Direction neighbourDirection(const PlanOp &op);
 
 /// Handlers of ops whose result is a function of their tensor operands only.
 template <size_t Arity, typename Fn> OpHandler tensors(Fn fn) {

@@ -244,14 +244,10 @@ void maskedAttention(Executor &, const PlanOp &op, Frame &frame) {
 }
 
 void neighbourRetrieve(Executor &, const PlanOp &op, Frame &frame) {
-  ops::Direction direction =
-      enumAttr(op, exec::NeighbourRetrieveOp::attr::direction,
-               contract::parseDirection) == contract::Direction::left
-          ? ops::Direction::Left
-          : ops::Direction::Right;
   frame.setResult(op, 0,
                   ops::neighbourRetrieve(frame.tensor(op, 0),
-                                         frame.tensor(op, 1), direction));
+                                         frame.tensor(op, 1),
+                                         neighbourDirection(op)));
 }
 
 void cumax(Executor &, const PlanOp &op, Frame &frame) {
@@ -268,6 +264,13 @@ void beamExpand(Executor &, const PlanOp &op, Frame &frame) {
 }
 
 } // namespace
+
+ops::Direction neighbourDirection(const PlanOp &op) {
+  return enumAttr(op, exec::NeighbourRetrieveOp::attr::direction,
+                  contract::parseDirection) == contract::Direction::left
+             ? ops::Direction::Left
+             : ops::Direction::Right;
+}
 
 void registerKernelOps(OpRegistry &r) {
   r[exec::ElementwiseOp::name] = elementwise;

@@ -11,6 +11,7 @@
 #include "Handlers.h"
 
 #include "DeferredWeightGrad.h"
+#include "rvnn/Runtime/Ops/Attention.h"
 #include "rvnn/Runtime/Ops/Beam.h"
 #include "rvnn/Runtime/Ops/NN.h"
 #include "rvnn/Runtime/Ops/Recursion.h"
@@ -58,6 +59,15 @@ Tensor batchedOuterGrad(const Tensor &lhs, const Tensor &dy, bool transposed) {
                     : at::matmul(lhs.transpose(-2, -1), dy);
 }
 
+/// lhs's cotangent dy·op(rhs)ᵀ, given that transpose. With one output
+/// column (a scorer's last layer, N = 1) the contraction has length 1: a
+/// broadcast multiply instead of a BLAS call that packs both operands.
+Tensor lhsGrad(const Tensor &dy, const Tensor &rhsTransposed) {
+  if (dy.size(-1) == 1)
+    return dy * rhsTransposed;
+  return at::matmul(dy, rhsTransposed);
+}
+
 /// y = lhs · op(rhs) + bias + accumulator, op(rhs) = rhsᵀ with transpose_rhs.
 /// Covers a 2-D rhs under any lhs of rank >= 2 (the linear layer) and
 /// batched 3-D products; vector products take the autograd rule.
@@ -77,7 +87,7 @@ gemmRule(Executor &, const PlanOp &op, const Frame &frame,
   std::vector<Tensor> grads(op.operands.size());
   if (wanted[Gemm::operand::lhs])
     grads[Gemm::operand::lhs] =
-        at::matmul(dy, transposed ? rhs : rhs.transpose(-2, -1))
+        lhsGrad(dy, transposed ? rhs : rhs.transpose(-2, -1))
             .sum_to_size(lhs.sizes());
   if (wanted[Gemm::operand::rhs]) {
     if (matrixRhs) {
@@ -241,6 +251,25 @@ maskedSoftmaxRule(Executor &, const PlanOp &op, const Frame &frame,
   return grads;
 }
 
+/// neighbour_retrieve's kernel backward; mask, being data, has no rule.
+std::optional<std::vector<Tensor>>
+neighbourRetrieveRule(Executor &, const PlanOp &op, const Frame &frame,
+                      const std::vector<Tensor> &cotangents,
+                      const std::vector<bool> &wanted) {
+  using NeighbourRetrieve = exec::NeighbourRetrieveOp;
+  if (wanted[NeighbourRetrieve::operand::mask])
+    return std::nullopt;
+  std::optional<Tensor> dExist = ops::neighbourRetrieveBackward(
+      frame.tensor(op, NeighbourRetrieve::operand::exist),
+      frame.tensor(op, NeighbourRetrieve::operand::mask),
+      neighbourDirection(op), cotangents.at(0));
+  if (!dExist)
+    return std::nullopt;
+  std::vector<Tensor> grads(op.operands.size());
+  grads[NeighbourRetrieve::operand::exist] = *dExist;
+  return grads;
+}
+
 /// pair_merge's kernel backward: no recomputed forward, and no cotangent of
 /// sel unless it is wanted (EBT-GRC's sel is a one-hot of chosen pairs).
 std::optional<std::vector<Tensor>>
@@ -269,6 +298,7 @@ const std::map<std::string_view, FastRule> &fastRules() {
       {exec::PairMergeOp::name, pairMergeRule},
       {exec::BeamAccumulateOp::name, beamAccumulateRule},
       {exec::MaskedSoftmaxOp::name, maskedSoftmaxRule},
+      {exec::NeighbourRetrieveOp::name, neighbourRetrieveRule},
   };
   return rules;
 }

@@ -1,5 +1,7 @@
 #include "rvnn/Runtime/Ops/Attention.h"
 
+#include "NeighbourRetrieveCpu.h"
+
 #include <cmath>
 #include <limits>
 #include <utility>
@@ -60,9 +62,35 @@ torch::Tensor rightNeighbours(const torch::Tensor &exist,
 torch::Tensor neighbourRetrieve(const torch::Tensor &exist,
                                 const torch::Tensor &mask,
                                 Direction direction) {
+  // The CPU kernel (NeighbourRetrieveCpu.cpp) where it takes the operands;
+  // the ATen composition is its oracle and serves everything else. Left is
+  // right on the flipped sequence.
+  if (!neighbourRetrieveCpuTakes(exist, mask))
+    return neighbourRetrieveReference(exist, mask, direction);
+  if (direction == Direction::Right)
+    return rightNeighboursCpu(exist, mask);
+  return rightNeighboursCpu(exist.flip({1}), mask.flip({1})).flip({1, 2});
+}
+
+torch::Tensor neighbourRetrieveReference(const torch::Tensor &exist,
+                                         const torch::Tensor &mask,
+                                         Direction direction) {
   if (direction == Direction::Right)
     return rightNeighbours(exist, mask);
   return rightNeighbours(exist.flip({1}), mask.flip({1})).flip({1, 2});
+}
+
+std::optional<torch::Tensor>
+neighbourRetrieveBackward(const torch::Tensor &exist, const torch::Tensor &mask,
+                          Direction direction, const torch::Tensor &dy) {
+  if (!neighbourRetrieveCpuTakes(exist, mask) ||
+      dy.scalar_type() != exist.scalar_type())
+    return std::nullopt;
+  if (direction == Direction::Right)
+    return rightNeighboursCpuBackward(exist, mask, dy);
+  return rightNeighboursCpuBackward(exist.flip({1}), mask.flip({1}),
+                                    dy.flip({1, 2}))
+      .flip({1});
 }
 
 } // namespace rvnn::runtime::ops

@@ -519,7 +519,7 @@ TEST(Vjp, GemmRulesMatchAutograd) {
       {uniformDoubles({3, 4}, -1, 1, 30)}, uniformDoubles({3, 3}, -1, 1, 31));
 }
 
-TEST(Vjp, BatchedGemmOfOneRowMatchesAutograd) {
+TEST(Vjp, GemmCotangentsWithContractionOfOneMatchAutograd) {
   // EBT-GRC's selection of a pair, [B, 1, K]·[B, K, N]: rhs's cotangent is
   // an outer product per batch entry; also with a transposed rhs.
   for (bool transposed : {false, true}) {
@@ -538,6 +538,25 @@ TEST(Vjp, BatchedGemmOfOneRowMatchesAutograd) {
                                   {uniformDoubles({4, 1, 6}, -1, 1, 32),
                                    uniformDoubles(rhsShape, -1, 1, 33)},
                                   uniformDoubles({4, 1, 5}, -1, 1, 34));
+  }
+  // A linear layer of one output (EBT-GRC's scorer, N = 1): lhs's cotangent
+  // is an outer product; also with a plain [K, 1] rhs.
+  for (bool transposed : {false, true}) {
+    SCOPED_TRACE(transposed ? "linear, transpose_rhs" : "linear, rhs");
+    json attrs = {{"operandSegmentSizes", {1, 1, 0, 0}}};
+    if (transposed)
+      attrs["transpose_rhs"] = true;
+    std::vector<int64_t> rhsShape =
+        transposed ? std::vector<int64_t>{1, 4} : std::vector<int64_t>{4, 1};
+    expectFastRuleMatchesAutograd({str(exec::GemmOp::name),
+                                   {f64({2, 3, 4}), f64(rhsShape)},
+                                   {0, 1},
+                                   attrs,
+                                   f64({2, 3, 1}),
+                                   {0, 1}},
+                                  {uniformDoubles({2, 3, 4}, -1, 1, 44),
+                                   uniformDoubles(rhsShape, -1, 1, 45)},
+                                  uniformDoubles({2, 3, 1}, -1, 1, 46));
   }
 }
 
@@ -569,6 +588,19 @@ TEST(Vjp, BeamAndSelectionRulesMatchAutograd) {
                      torch::kLong)},
       uniformDoubles({2, 6}, -1, 1, 41));
 
+  for (std::string direction : {"left", "right"})
+    expectFastRuleMatchesAutograd(
+        {str(exec::NeighbourRetrieveOp::name),
+         {f64({2, 5}), f64({2, 5})},
+         {0, 1},
+         {{"direction", direction}},
+         f64({2, 5, 5}),
+         {0}},
+        {uniformDoubles({2, 5}, 0.1, 0.9, 47),
+         torch::tensor({{1.0, 1.0, 1.0, 1.0, 0.0}, {1.0, 1.0, 1.0, 1.0, 1.0}},
+                       torch::kDouble)},
+        uniformDoubles({2, 5, 5}, -1, 1, 48));
+
   Tensor mask = torch::tensor({{1.0, 1.0, 1.0, 0.0}, {1.0, 0.0, 1.0, 1.0}},
                               torch::kDouble);
   for (std::vector<int64_t> gradInputs :
@@ -591,7 +623,7 @@ bool fastRuleCovers(const std::string &opName) {
        {exec::GemmOp::name, exec::LayerNormOp::name, exec::SliceOp::name,
         exec::BeamGatherOp::name, exec::BeamExpandOp::name,
         exec::PairMergeOp::name, exec::BeamAccumulateOp::name,
-        exec::MaskedSoftmaxOp::name})
+        exec::MaskedSoftmaxOp::name, exec::NeighbourRetrieveOp::name})
     if (opName == name)
       return true;
   return false;

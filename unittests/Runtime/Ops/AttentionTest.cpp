@@ -3,6 +3,7 @@
 #include "GradCheck.h"
 
 #include <gtest/gtest.h>
+#include <torch/autograd.h>
 
 #include <algorithm>
 #include <cmath>
@@ -238,6 +239,41 @@ TEST(AttentionOps, NeighbourRetrieveByHand) {
       masked,
       doubles({0, .5, .5, 0, 0, 0, .5, 0, 0, 0, 0, 0, 0, 0, 0, 0}, {4, 4})));
   EXPECT_TRUE((masked.sum(1) <= 1).all().item<bool>());
+}
+
+// The CPU kernel against the ATen composition: values and the gradient of
+// exist, both directions, float and double, with padding and with sums that
+// reach 1 exactly (the branch point) or cross it inside a key.
+TEST(AttentionOps, NeighbourRetrieveCpuKernelMatchesReference) {
+  auto random = uniformDoubles({3, 9}, 0.05, 0.9, 31);
+  auto exact = doubles({.5, .5, .5, .25, .25, .5, 1, .5, .5}, {1, 9});
+  auto exist = at::cat({random, exact});
+  auto mask = at::ones({4, 9}, kDouble);
+  mask[1].narrow(0, 6, 3).zero_();
+  auto dy = uniformDoubles({4, 9, 9}, -1, 1, 32);
+  for (auto [dtype, tol] :
+       {std::pair{at::kFloat, 1e-6}, std::pair{at::kDouble, 1e-14}})
+    for (auto direction : {ops::Direction::Left, ops::Direction::Right}) {
+      SCOPED_TRACE(std::string(c10::toString(dtype)) +
+                   (direction == ops::Direction::Left ? " left" : " right"));
+      auto run = [&](auto op) {
+        auto leaf = exist.to(dtype).requires_grad_();
+        auto out = op(leaf, mask.to(dtype), direction);
+        auto grad = torch::autograd::grad({out}, {leaf}, {dy.to(dtype)})[0];
+        return Inputs{out.detach(), grad};
+      };
+      Inputs kernel = run(ops::neighbourRetrieve),
+             reference = run(ops::neighbourRetrieveReference);
+      EXPECT_TRUE(at::allclose(kernel[0], reference[0], tol, tol)) << "values";
+      EXPECT_TRUE(at::allclose(kernel[1], reference[1], tol, tol))
+          << "gradient, max difference "
+          << (kernel[1] - reference[1]).abs().max().item<double>();
+      auto graphFree = ops::neighbourRetrieveBackward(
+          exist.to(dtype), mask.to(dtype), direction, dy.to(dtype));
+      ASSERT_TRUE(graphFree.has_value());
+      EXPECT_TRUE(at::allclose(*graphFree, reference[1], tol, tol))
+          << "graph-free backward";
+    }
 }
 
 TEST(AttentionOps, NeighbourRetrieveGradients) {

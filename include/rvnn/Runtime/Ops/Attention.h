@@ -1,6 +1,8 @@
 #ifndef RVNN_RUNTIME_OPS_ATTENTION_H
 #define RVNN_RUNTIME_OPS_ATTENTION_H
 
+#include <optional>
+
 #include <torch/types.h>
 
 /// Reference (ATen) implementations of the rvnn soft-mask attention ops
@@ -45,6 +47,19 @@ enum class Direction { Left, Right };
 /// is the same on the flipped sequence.
 torch::Tensor neighbourRetrieve(const torch::Tensor &exist,
                                 const torch::Tensor &mask, Direction direction);
+
+/// neighbour_retrieve as ATen tensor operations (any device, differentiable
+/// to any order): the oracle of the CPU kernel neighbourRetrieve runs.
+torch::Tensor neighbourRetrieveReference(const torch::Tensor &exist,
+                                         const torch::Tensor &mask,
+                                         Direction direction);
+
+/// The cotangent of `exist` for the result's cotangent `dy` from the CPU
+/// kernel's backward, without an autograd graph (`mask` is data and gets
+/// none); nullopt where the kernel does not take the operands.
+std::optional<torch::Tensor>
+neighbourRetrieveBackward(const torch::Tensor &exist, const torch::Tensor &mask,
+                          Direction direction, const torch::Tensor &dy);
 
 } // namespace rvnn::runtime::ops
 

@@ -1,0 +1,162 @@
+// rvnn.neighbour_retrieve towards the right on the CPU. The ATen composition
+// (rightNeighbours in Attention.cpp) builds five [N, S, S] tensors forward
+// and autograd a dozen nodes backward; CRvNN calls it twice per iteration.
+// Row i of a sample, with w_j = e_j·m_j for j > i (0 otherwise),
+// C_ij = Σ_{k<=j} w_k (accumulated in double and rounded per entry, as
+// ATen's CPU cumsum does) and C_{i,-1} = 0:
+//   R_ij = m_i·(w_j                      if C_ij <= 1   (branch A)
+//               max(0, 1 - C_{i,j-1})    otherwise      (branch B)).
+// Backward, g_ij = m_i·dR_ij: dw_j = g_ij·[A_ij] - Σ_{k>j} g_ik·[B⁺_ik] with
+// B⁺ where 1 - C_{i,k-1} >= 0 (clamp's subgradient, as ATen passes it), and
+// de_j = Σ_i dw_ij·m_j·[j > i].
+#include "NeighbourRetrieveCpu.h"
+
+#include "rvnn/Runtime/Ops/Attention.h"
+
+#include <ATen/Dispatch.h>
+#include <ATen/Parallel.h>
+#include <torch/autograd.h>
+
+#include <vector>
+
+namespace rvnn::runtime::ops {
+
+namespace {
+
+using torch::Tensor;
+using torch::autograd::variable_list;
+
+/// Branch of entry (i, j) and the clamp's argument 1 - C_{i,j-1}.
+struct Entry {
+  bool takesWeight = false;
+  double remainder = 0;
+};
+
+/// Fills `entries` (and `out`, when given) for row i of a sample of
+/// `length` positions.
+template <typename T>
+void sweepRow(const T *exist, const T *mask, int64_t length, int64_t i,
+              std::vector<Entry> &entries, T *out) {
+  double accumulated = 0;
+  T before = 0;
+  for (int64_t j = 0; j < length; ++j) {
+    const T weight = j > i ? exist[j] * mask[j] : T(0);
+    accumulated += double(weight);
+    const T total = T(accumulated);
+    Entry &entry = entries[j];
+    entry.takesWeight = total <= T(1);
+    entry.remainder = double(T(1) - before);
+    if (out) {
+      const T value =
+          entry.takesWeight ? weight : std::max(T(1) - before, T(0));
+      out[j] = mask[i] * value;
+    }
+    before = total;
+  }
+}
+
+template <typename T>
+void forwardSamples(const T *exist, const T *mask, int64_t samples,
+                    int64_t length, T *out) {
+  at::parallel_for(0, samples, 1, [&](int64_t begin, int64_t end) {
+    std::vector<Entry> entries(length);
+    for (int64_t n = begin; n < end; ++n)
+      for (int64_t i = 0; i < length; ++i)
+        sweepRow(exist + n * length, mask + n * length, length, i, entries,
+                 out + (n * length + i) * length);
+  });
+}
+
+template <typename T>
+void backwardSamples(const T *exist, const T *mask, const T *grad,
+                     int64_t samples, int64_t length, T *gradExist) {
+  at::parallel_for(0, samples, 1, [&](int64_t begin, int64_t end) {
+    std::vector<Entry> entries(length);
+    for (int64_t n = begin; n < end; ++n) {
+      const T *e = exist + n * length, *m = mask + n * length;
+      T *de = gradExist + n * length;
+      std::fill(de, de + length, T(0));
+      for (int64_t i = 0; i < length; ++i) {
+        if (m[i] == T(0))
+          continue;
+        sweepRow<T>(e, m, length, i, entries, nullptr);
+        const T *g = grad + (n * length + i) * length;
+        // Σ_{k>j} g_ik·[B⁺_ik], from the right.
+        T suffix = 0;
+        for (int64_t j = length - 1; j > i; --j) {
+          const T gij = m[i] * g[j];
+          const T dw = (entries[j].takesWeight ? gij : T(0)) - suffix;
+          de[j] += dw * m[j];
+          if (!entries[j].takesWeight && entries[j].remainder >= 0)
+            suffix += gij;
+        }
+      }
+    }
+  });
+}
+
+struct RightNeighboursFunction
+    : public torch::autograd::Function<RightNeighboursFunction> {
+  static Tensor forward(torch::autograd::AutogradContext *ctx, Tensor exist,
+                        Tensor mask) {
+    exist = exist.contiguous();
+    mask = mask.contiguous();
+    ctx->save_for_backward({exist, mask});
+    const int64_t samples = exist.size(0), length = exist.size(1);
+    Tensor out = at::empty({samples, length, length}, exist.options());
+    AT_DISPATCH_FLOATING_TYPES(
+        exist.scalar_type(), "neighbour_retrieve_cpu", [&] {
+          forwardSamples<scalar_t>(exist.data_ptr<scalar_t>(),
+                                   mask.data_ptr<scalar_t>(), samples, length,
+                                   out.data_ptr<scalar_t>());
+        });
+    return out;
+  }
+
+  static variable_list backward(torch::autograd::AutogradContext *ctx,
+                                variable_list grads) {
+    const auto saved = ctx->get_saved_variables();
+    const Tensor &exist = saved[0], &mask = saved[1];
+    // A recorded backward (create_graph), or mask's cotangent, takes the
+    // differentiable ATen composition.
+    if (at::GradMode::is_enabled() || ctx->needs_input_grad(1)) {
+      Tensor out = neighbourRetrieveReference(exist, mask, Direction::Right);
+      return torch::autograd::grad({out}, {exist, mask}, {grads[0]},
+                                   /*retain_graph=*/true,
+                                   /*create_graph=*/at::GradMode::is_enabled(),
+                                   /*allow_unused=*/true);
+    }
+    return {rightNeighboursCpuBackward(exist, mask, grads[0]), Tensor()};
+  }
+};
+
+} // namespace
+
+bool neighbourRetrieveCpuTakes(const Tensor &exist, const Tensor &mask) {
+  const auto type = exist.scalar_type();
+  return exist.device().is_cpu() && mask.device().is_cpu() &&
+         (type == at::kFloat || type == at::kDouble) &&
+         mask.scalar_type() == type && exist.dim() == 2 &&
+         exist.sizes() == mask.sizes();
+}
+
+Tensor rightNeighboursCpu(const Tensor &exist, const Tensor &mask) {
+  return RightNeighboursFunction::apply(exist, mask);
+}
+
+Tensor rightNeighboursCpuBackward(const Tensor &exist, const Tensor &mask,
+                                  const Tensor &dy) {
+  const Tensor e = exist.contiguous(), m = mask.contiguous(),
+               grad = dy.contiguous();
+  Tensor gradExist = at::empty_like(e);
+  AT_DISPATCH_FLOATING_TYPES(
+      e.scalar_type(), "neighbour_retrieve_cpu_grad", [&] {
+        backwardSamples<scalar_t>(e.data_ptr<scalar_t>(),
+                                  m.data_ptr<scalar_t>(),
+                                  grad.data_ptr<scalar_t>(), e.size(0),
+                                  e.size(1), gradExist.data_ptr<scalar_t>());
+      });
+  return gradExist;
+}
+
+} // namespace rvnn::runtime::ops

@@ -1,0 +1,28 @@
+// The CPU kernel of rvnn.neighbour_retrieve (CRvNN's neighbour weights).
+#ifndef RVNN_LIB_RUNTIME_OPS_NEIGHBOURRETRIEVECPU_H
+#define RVNN_LIB_RUNTIME_OPS_NEIGHBOURRETRIEVECPU_H
+
+#include <torch/types.h>
+
+namespace rvnn::runtime::ops {
+
+/// Whether the kernel runs these operands: CPU, float or double, `exist`
+/// and `mask` of one dtype and one shape `[N, S]`.
+bool neighbourRetrieveCpuTakes(const torch::Tensor &exist,
+                               const torch::Tensor &mask);
+
+/// The right-neighbour weights `[N, S, S]` (ops::neighbourRetrieve's
+/// definition) in one pass per row, with a backward of one pass per row
+/// (through the ATen composition when the backward itself is recorded).
+torch::Tensor rightNeighboursCpu(const torch::Tensor &exist,
+                                 const torch::Tensor &mask);
+
+/// The cotangent of `exist` for the result's cotangent `dy`, without an
+/// autograd graph (`mask` is data: it gets none).
+torch::Tensor rightNeighboursCpuBackward(const torch::Tensor &exist,
+                                         const torch::Tensor &mask,
+                                         const torch::Tensor &dy);
+
+} // namespace rvnn::runtime::ops
+
+#endif // RVNN_LIB_RUNTIME_OPS_NEIGHBOURRETRIEVECPU_H
