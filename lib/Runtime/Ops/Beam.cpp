@@ -3,6 +3,10 @@
 #include "rvnn/Runtime/Ops/NN.h"
 #include "rvnn/Runtime/Ops/Random.h"
 
+#include <ATen/Dispatch.h>
+#include <ATen/Parallel.h>
+
+#include <cmath>
 #include <limits>
 #include <vector>
 
@@ -32,6 +36,71 @@ int64_t rowWidth(at::IntArrayRef sizes) {
   return width;
 }
 
+/// Whether entry (a, i) ranks before (b, j) in a stable descending sort:
+/// NaN above everything (as ATen sorts it), ties to the lower index.
+template <typename T> bool ranksBefore(T a, int64_t i, T b, int64_t j) {
+  const bool aNan = std::isnan(a), bNan = std::isnan(b);
+  if (aNan || bNan)
+    return aNan && (!bNan || i < j);
+  return a > b || (a == b && i < j);
+}
+
+/// The first k indices of each row of `scores` (entries where `mask` is 0
+/// count as -inf) in stable descending order: k sweeps per row, which for a
+/// beam's small k costs less than sorting every row.
+template <typename T>
+void selectTopK(const T *scores, const T *mask, int64_t rows, int64_t length,
+                int64_t k, int64_t *out) {
+  at::parallel_for(0, rows, 16, [&](int64_t begin, int64_t end) {
+    std::vector<T> key(length);
+    std::vector<char> taken(length);
+    for (int64_t r = begin; r < end; ++r) {
+      for (int64_t j = 0; j < length; ++j) {
+        key[j] =
+            mask[r * length + j] == T(0) ? T(kNegInf) : scores[r * length + j];
+        taken[j] = 0;
+      }
+      for (int64_t slot = 0; slot < k; ++slot) {
+        int64_t best = -1;
+        for (int64_t j = 0; j < length; ++j)
+          if (!taken[j] &&
+              (best < 0 || ranksBefore(key[j], j, key[best], best)))
+            best = j;
+        taken[best] = 1;
+        out[r * k + slot] = best;
+      }
+    }
+  });
+}
+
+/// The largest k a row of selection sweeps serves before sorting wins.
+constexpr int64_t kMaxSweptK = 16;
+
+/// topk's ranking: the selection sweeps on the CPU for small k, a stable
+/// descending sort of the masked scores otherwise.
+torch::Tensor rankTopK(const torch::Tensor &scores, const torch::Tensor &mask,
+                       int64_t k) {
+  const auto type = scores.scalar_type();
+  if (!scores.device().is_cpu() || k > kMaxSweptK ||
+      (type != at::kFloat && type != at::kDouble)) {
+    auto masked = scores.masked_fill(mask == 0, kNegInf);
+    return std::get<1>(
+               masked.sort(/*stable=*/true, /*dim=*/-1, /*descending=*/true))
+        .narrow(-1, 0, k);
+  }
+  const torch::Tensor s = scores.contiguous();
+  const torch::Tensor m = mask.to(type).expand(s.sizes()).contiguous();
+  const int64_t length = s.size(-1), rows = length ? s.numel() / length : 0;
+  std::vector<int64_t> shape(s.sizes().begin(), s.sizes().end());
+  shape.back() = k;
+  torch::Tensor indices = at::empty(shape, s.options().dtype(at::kLong));
+  AT_DISPATCH_FLOATING_TYPES(type, "topk_cpu", [&] {
+    selectTopK<scalar_t>(s.data_ptr<scalar_t>(), m.data_ptr<scalar_t>(), rows,
+                         length, k, indices.data_ptr<int64_t>());
+  });
+  return indices;
+}
+
 } // namespace
 
 std::tuple<torch::Tensor, torch::Tensor>
@@ -45,13 +114,10 @@ topk(const torch::Tensor &x, const torch::Tensor &mask, int64_t k, bool gumbel,
     TORCH_CHECK(draws, "topk: Gumbel noise needs a draw stream");
     scores = scores + gumbelNoise(*draws, scores.sizes(), scores.options());
   }
-  scores = scores.masked_fill(mask == 0, kNegInf);
   // The op contract: ties go to the lower index. Tensor::topk leaves the
   // order of equal keys unspecified (and equal keys are common: equal tokens
-  // give equal pair scores), so rank with a stable descending sort.
-  auto indices =
-      std::get<1>(scores.sort(/*stable=*/true, /*dim=*/-1, /*descending=*/true))
-          .narrow(-1, 0, k);
+  // give equal pair scores), so rank as a stable descending sort does.
+  auto indices = rankTopK(scores, mask, k);
   return {x.gather(-1, indices), indices};
 }
 

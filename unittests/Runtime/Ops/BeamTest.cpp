@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 namespace ops = rvnn::runtime::ops;
 using rvnn::runtime::ops::testing::expectGradientsMatchFiniteDifferences;
@@ -60,6 +61,32 @@ TEST(BeamOps, TopkTiesGoToTheLowerIndex) {
   auto wide = ops::topk(x, mask, 8, false, false);
   EXPECT_TRUE(at::equal(std::get<1>(wide).narrow(1, 6, 2),
                         at::tensor({5, 7, 0, 7}, kLong).view({2, 2})));
+}
+
+// The CPU selection sweeps rank as the stable descending sort of the masked
+// scores does: ties (rounded scores), NaN, -inf, masked entries, a broadcast
+// mask, float and double, and k up to the sweeps' limit and beyond it.
+TEST(BeamOps, TopkSweepsMatchAStableSort) {
+  auto x = (uniformDoubles({6, 40}, -2, 2, 3) * 4).round();
+  x[1][3] = std::nan("");
+  x[1][7] = std::nan("");
+  x[2][5] = -std::numeric_limits<double>::infinity();
+  auto mask = (uniformDoubles({6, 40}, 0, 1, 4) > 0.3).to(at::kDouble);
+  auto rowMask = (uniformDoubles({1, 40}, 0, 1, 5) > 0.5).to(at::kDouble);
+  for (auto dtype : {at::kFloat, at::kDouble})
+    for (const auto &m : {mask, rowMask})
+      for (int64_t k : {1, 5, 16, 17}) {
+        SCOPED_TRACE(std::string(c10::toString(dtype)) + " k " +
+                     std::to_string(k));
+        auto xt = x.to(dtype), mt = m.to(dtype);
+        auto expected =
+            std::get<1>(xt.masked_fill(mt.expand(xt.sizes()) == 0,
+                                       -std::numeric_limits<double>::infinity())
+                            .sort(/*stable=*/true, -1, /*descending=*/true))
+                .narrow(-1, 0, k);
+        EXPECT_TRUE(at::equal(std::get<1>(ops::topk(xt, mt, k, false, false)),
+                              expected));
+      }
 }
 
 TEST(BeamOps, TopkGumbelIsSeededAndNoiseFree) {
