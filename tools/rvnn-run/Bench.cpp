@@ -26,6 +26,7 @@
 #include "rvnn/Runtime/Data/ListOpsVocab.h"
 #include "rvnn/Runtime/Device.h"
 #include "rvnn/Runtime/RunConfig.h"
+#include "rvnn/Runtime/Threads.h"
 #include "rvnn/Runtime/Train/Optimiser.h"
 #include "rvnn/Runtime/Train/TrainerConfig.h"
 
@@ -204,7 +205,8 @@ int runBench(const std::vector<std::string> &args) {
   parser.add("--steps", "N", "timed steps per bucket and batch size", steps);
   parser.add("--seed", "N",
              "parameter initialisation, dropout and generated data", seed);
-  parser.add("--threads", "N", "intra-op threads (0: LibTorch's default)",
+  parser.add("--threads", "N",
+             "intra-op threads, LibTorch's and OpenBLAS's (0: their defaults)",
              threads);
   parser.add("--device", "NAME", "cpu, cuda or cuda:N", device);
   addKernelsOption(parser, kernels);
@@ -241,7 +243,7 @@ int runBench(const std::vector<std::string> &args) {
       train::TrainerConfig::fromJson(config.training);
   const torch::Device target = selectDevice(device);
   if (threads)
-    at::set_num_threads(static_cast<int>(threads));
+    setIntraOpThreads(static_cast<int>(threads));
   // Generated kernels are CPU-only: elsewhere dispatches run their bodies.
   const std::string kernelsRan(
       kernelModeName(target.is_cpu() ? kernelMode : KernelMode::Reference));
