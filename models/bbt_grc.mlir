@@ -68,6 +68,10 @@ func.func @forward(%tokens: tensor<?x?xi64>, %mask: tensor<?x?xf32>)
   %gammad = tensor.cast %gamma : tensor<128xf32> to tensor<?xf32>
   %betad = tensor.cast %beta : tensor<128xf32> to tensor<?xf32>
 
+  // The structure this model induces (rvnn-run parse): the balanced binary
+  // tree of the reduction below over each row's real tokens.
+  rvnn.expose_structure <balanced> %mask {arity = 2 : i64} : tensor<?x?xf32>
+
   // §2: while S > 1, pair up neighbours (odd lengths padded with mask 0);
   // a padded right child passes its left sibling up: mr⊙GRC(l, r) + (1-mr)⊙l.
   %root = rvnn.balanced_reduce %leaves, %mask {arity = 2 : i64}

@@ -313,6 +313,15 @@ func.func @forward(%tokens: tensor<?x?xi64>, %mask: tensor<?x?xf32>)
     %keep = arith.subf %onesNSa, %c2d : tensor<?x?xf32>
     %e1 = arith.mulf %e, %keep : tensor<?x?xf32>
     %eNext = arith.mulf %e1, %M : tensor<?x?xf32>
+    // The structure this model induces (rvnn-run parse): per iteration, the
+    // composition and existence probabilities of the input tokens
+    // (augmented positions 1..S).
+    %cTokens = tensor.extract_slice %c2d[0, 1] [%n, %s] [1, 1]
+        : tensor<?x?xf32> to tensor<?x?xf32>
+    rvnn.expose_structure <composition> %cTokens : tensor<?x?xf32>
+    %eTokens = tensor.extract_slice %eNext[0, 1] [%n, %s] [1, 1]
+        : tensor<?x?xf32> to tensor<?x?xf32>
+    rvnn.expose_structure <existence> %eTokens : tensor<?x?xf32>
     %tNext = arith.addf %t, %onesN : tensor<?xf32>
     // 6. Halt: #(e > τ) - 2 <= 1 (START, END and x_L always exist), or the
     //    sample has taken more steps than it has tokens.

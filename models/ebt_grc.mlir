@@ -248,6 +248,11 @@ func.func @forward(%tokens: tensor<?x?xi64>, %mask: tensor<?x?xf32>)
         : tensor<?x?x5x?xf32> into tensor<?x?x?xf32>
     %sel = rvnn.beam_gather %sel_c, %kept
         : (tensor<?x?x?xf32>, tensor<?x5xi64>) -> tensor<?x5x?xf32>
+    // The structure this model induces (rvnn-run parse): each kept beam's
+    // merged pair, and the beam it continues (child k of beam k / 5).
+    rvnn.expose_structure <merge_selection> %sel : tensor<?x5x?xf32>
+    rvnn.expose_structure <beam_parent> %kept {factor = 5 : i64}
+        : tensor<?x5xi64>
 
     // 4. Compose only the selected pair: l = Σ sel·h[:-1], r = Σ sel·h[1:].
     %m = arith.muli %n, %c5 : index

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The main job, end to end on built-in data: installs what is missing, builds,
 # generates ListOps (train <= 100 tokens; tests at 200-300 and 500-600),
-# compiles BBT-GRC, trains it briefly on the CPU, and prints accuracy by
-# length bucket for dev and the longer test sets. Set RVNN_MODEL to another
-# model of models/ and RVNN_STEPS for a longer run.
+# compiles BBT-GRC, trains it briefly on the CPU, prints accuracy by length
+# bucket for dev and the longer test sets, and the trees the model induces
+# over three dev rows (drawn into out/demo-MODEL/trees). Set RVNN_MODEL to
+# another model of models/ and RVNN_STEPS for a longer run.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 model=${RVNN_MODEL:-bbt_grc}
@@ -32,3 +33,10 @@ echo "rvnn: training $model for $steps steps on the CPU (fused ops run generated
 echo "rvnn: evaluating the best checkpoint on the 500-600 test set"
 "$run" eval --config "$root/models/$model.json" --model "$out/compiled" \
   --checkpoint "$out/run/best.pt" --data "$out/test-500-600.tsv"
+
+# NDR exposes no tree (rvnn-run parse refuses it).
+if grep -q 'rvnn.expose_structure' "$root/models/$model.mlir"; then
+  echo "rvnn: the trees $model induces over three dev rows (SVGs in $out/trees)"
+  "$run" parse --model "$out/compiled" --checkpoint "$out/run/best.pt" \
+    --data "$out/dev.tsv" --rows 1:3 --svg "$out/trees"
+fi

@@ -16,6 +16,8 @@ int runCompile(const std::vector<std::string> &args);
 int runTrain(const std::vector<std::string> &args);
 /// `rvnn-run eval --model DIR --checkpoint FILE ...` (Eval.cpp)
 int runEval(const std::vector<std::string> &args);
+/// `rvnn-run parse --model DIR --checkpoint FILE --data FILE` (Parse.cpp)
+int runParse(const std::vector<std::string> &args);
 /// `rvnn-run export --checkpoint FILE --format NAME -o FILE` (Export.cpp)
 int runExport(const std::vector<std::string> &args);
 /// `rvnn-run dump-grads ...` (DumpGrads.cpp)

@@ -24,6 +24,8 @@ int main(int argc, char **argv) {
            runCompile},
           {"train", "train a compiled model", runTrain},
           {"eval", "score a checkpoint on a data file", runEval},
+          {"parse", "print the trees a model induces over a data file",
+           runParse},
           {"export", "write a checkpoint's weights as torch or safetensors",
            runExport},
           {"dump-grads", "write a batch's loss and parameter gradients",

@@ -15,6 +15,7 @@
 #include "rvnn/Runtime/Ops/Random.h"
 #include "rvnn/Runtime/Plan.h"
 #include "rvnn/Runtime/Profile.h"
+#include "rvnn/Runtime/StructureTrace.h"
 
 namespace rvnn::runtime {
 
@@ -66,6 +67,9 @@ struct ExecutionContext {
   KernelMode kernelMode = KernelMode::Generated;
   /// When set, the executor counts and times what it runs into it.
   ExecutionProfile *profile = nullptr;
+  /// When set, rvnn_exec.expose_structure ops record the values the model
+  /// exposes as its induced structure into it (`rvnn-run parse`).
+  StructureTrace *structureTrace = nullptr;
 };
 
 /// The values of one function activation, indexed by plan value id.

@@ -60,6 +60,7 @@ std::vector<Sample> parse(std::istream &in, const std::string &name) {
     Sample sample;
     sample.label = parseLabel(lines, fields[lra ? 1 : 0]);
     sample.tokens = parseSequence(lines, fields[lra ? 0 : 1]);
+    sample.brackets = bracketSpans(fields[lra ? 0 : 1]);
     samples.push_back(std::move(sample));
   }
   lines.requireExamples(samples.size());

@@ -40,4 +40,26 @@ std::vector<TokenId> tokenize(std::string_view sequence) {
   return ids;
 }
 
+std::vector<std::pair<int64_t, int64_t>>
+bracketSpans(std::string_view sequence) {
+  std::vector<std::pair<int64_t, int64_t>> spans;
+  std::vector<int64_t> opened;
+  int64_t position = 0;
+  for (std::string_view word : splitWords(sequence)) {
+    if (word == "(") {
+      opened.push_back(position);
+    } else if (word == ")") {
+      if (opened.empty())
+        return {};
+      spans.push_back({opened.back(), position});
+      opened.pop_back();
+    } else {
+      ++position;
+    }
+  }
+  if (!opened.empty())
+    return {};
+  return spans;
+}
+
 } // namespace rvnn::runtime::data::listops

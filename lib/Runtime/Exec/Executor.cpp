@@ -87,6 +87,7 @@ OpRegistry execOpHandlers() {
   registerDispatchOps(registry);
   registerCallOp(registry);
   registerVjpOp(registry);
+  registerExposeStructureOp(registry);
   return registry;
 }
 

@@ -27,6 +27,7 @@ void registerKernelOps(OpRegistry &registry);
 void registerDispatchOps(OpRegistry &registry);
 void registerCallOp(OpRegistry &registry);
 void registerVjpOp(OpRegistry &registry);
+void registerExposeStructureOp(OpRegistry &registry);
 
 const nlohmann::json &attr(const PlanOp &op, std::string_view name);
 

@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
-#include <cstdio>
 #include <limits>
 #include <sstream>
 
 #include "rvnn/Runtime/Report/AxisTicks.h"
+#include "rvnn/Runtime/Report/SvgText.h"
 
 namespace rvnn::runtime::report {
 
@@ -21,35 +21,6 @@ constexpr double kTitleBand = 38;
 constexpr double kBottomBand = 52;
 constexpr double kRightPad = 16;
 constexpr std::size_t kLegendChars = 40;
-
-std::string escape(const std::string &text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-    case '&':
-      out += "&amp;";
-      break;
-    case '<':
-      out += "&lt;";
-      break;
-    case '>':
-      out += "&gt;";
-      break;
-    case '"':
-      out += "&quot;";
-      break;
-    default:
-      out += c;
-    }
-  }
-  return out;
-}
-
-std::string px(double value) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f", value);
-  return text;
-}
 
 /// Long names (run paths) keep their informative end.
 std::string legendText(const std::string &name) {
@@ -139,8 +110,8 @@ void renderChart(std::ostringstream &svg, const LineChart &chart, int index,
   const Scale yScale{yRange.lo, yRange.hi, bottom, plotTop, chart.y.log};
 
   svg << "<g class=\"chart\">\n";
-  svg << "<text x=\"" << px(left) << "\" y=\"" << px(top + 22)
-      << "\" font-size=\"15\" font-weight=\"bold\">" << escape(chart.title)
+  svg << "<text x=\"" << pixels(left) << "\" y=\"" << pixels(top + 22)
+      << "\" font-size=\"15\" font-weight=\"bold\">" << escapeXml(chart.title)
       << "</text>\n";
 
   // Grid and tick labels; a label closer than a line's height to the one
@@ -148,12 +119,13 @@ void renderChart(std::ostringstream &svg, const LineChart &chart, int index,
   double lastYLabel = std::numeric_limits<double>::infinity();
   for (const Tick &tick : yRange.ticks) {
     const double y = yScale(tick.value);
-    svg << "<line x1=\"" << px(left) << "\" x2=\"" << px(right) << "\" y1=\""
-        << px(y) << "\" y2=\"" << px(y) << "\" stroke=\"#e4e4e4\"/>\n";
+    svg << "<line x1=\"" << pixels(left) << "\" x2=\"" << pixels(right)
+        << "\" y1=\"" << pixels(y) << "\" y2=\"" << pixels(y)
+        << "\" stroke=\"#e4e4e4\"/>\n";
     if (lastYLabel - y < 14)
       continue;
-    svg << "<text x=\"" << px(left - 7) << "\" y=\"" << px(y + 4)
-        << "\" text-anchor=\"end\">" << escape(tick.label) << "</text>\n";
+    svg << "<text x=\"" << pixels(left - 7) << "\" y=\"" << pixels(y + 4)
+        << "\" text-anchor=\"end\">" << escapeXml(tick.label) << "</text>\n";
     lastYLabel = y;
   }
   // Category labels that would collide are thinned to every n-th.
@@ -168,26 +140,28 @@ void renderChart(std::ostringstream &svg, const LineChart &chart, int index,
       std::ceil((widest * kCharWidth + 10) / std::max(spacing, 1.0)));
   for (std::size_t i = 0; i < xRange.ticks.size(); ++i) {
     const double x = xScale(xRange.ticks[i].value);
-    svg << "<line x1=\"" << px(x) << "\" x2=\"" << px(x) << "\" y1=\""
-        << px(plotTop) << "\" y2=\"" << px(bottom)
+    svg << "<line x1=\"" << pixels(x) << "\" x2=\"" << pixels(x) << "\" y1=\""
+        << pixels(plotTop) << "\" y2=\"" << pixels(bottom)
         << "\" stroke=\"#e4e4e4\"/>\n";
     if (i % std::max<std::size_t>(every, 1) == 0)
-      svg << "<text x=\"" << px(x) << "\" y=\"" << px(bottom + 17)
-          << "\" text-anchor=\"middle\">" << escape(xRange.ticks[i].label)
+      svg << "<text x=\"" << pixels(x) << "\" y=\"" << pixels(bottom + 17)
+          << "\" text-anchor=\"middle\">" << escapeXml(xRange.ticks[i].label)
           << "</text>\n";
   }
-  svg << "<text x=\"" << px((left + right) / 2) << "\" y=\"" << px(bottom + 40)
-      << "\" text-anchor=\"middle\">" << escape(chart.x.title) << "</text>\n";
+  svg << "<text x=\"" << pixels((left + right) / 2) << "\" y=\""
+      << pixels(bottom + 40) << "\" text-anchor=\"middle\">"
+      << escapeXml(chart.x.title) << "</text>\n";
   const double yMid = (plotTop + bottom) / 2;
-  svg << "<text x=\"18\" y=\"" << px(yMid) << "\" text-anchor=\"middle\" "
-      << "transform=\"rotate(-90 18 " << px(yMid) << ")\">"
-      << escape(chart.y.title) << "</text>\n";
+  svg << "<text x=\"18\" y=\"" << pixels(yMid) << "\" text-anchor=\"middle\" "
+      << "transform=\"rotate(-90 18 " << pixels(yMid) << ")\">"
+      << escapeXml(chart.y.title) << "</text>\n";
 
   // Data, clipped to the plot (a little beyond, so edge dots stay round).
   const std::string clip = "plot" + std::to_string(index);
-  svg << "<clipPath id=\"" << clip << "\"><rect x=\"" << px(left - 4)
-      << "\" y=\"" << px(plotTop - 4) << "\" width=\"" << px(right - left + 8)
-      << "\" height=\"" << px(bottom - plotTop + 8) << "\"/></clipPath>\n";
+  svg << "<clipPath id=\"" << clip << "\"><rect x=\"" << pixels(left - 4)
+      << "\" y=\"" << pixels(plotTop - 4) << "\" width=\""
+      << pixels(right - left + 8) << "\" height=\""
+      << pixels(bottom - plotTop + 8) << "\"/></clipPath>\n";
   svg << "<g clip-path=\"url(#" << clip << ")\">\n";
   double lastLabel = -std::numeric_limits<double>::infinity();
   for (const VerticalMarker &marker : chart.markers) {
@@ -195,16 +169,16 @@ void renderChart(std::ostringstream &svg, const LineChart &chart, int index,
       continue;
     const std::string color = marker.color.empty() ? "#888" : marker.color;
     const double x = xScale(marker.x);
-    svg << "<line class=\"marker\" x1=\"" << px(x) << "\" x2=\"" << px(x)
-        << "\" y1=\"" << px(plotTop) << "\" y2=\"" << px(bottom)
-        << "\" stroke=\"" << color
+    svg << "<line class=\"marker\" x1=\"" << pixels(x) << "\" x2=\""
+        << pixels(x) << "\" y1=\"" << pixels(plotTop) << "\" y2=\""
+        << pixels(bottom) << "\" stroke=\"" << color
         << "\" stroke-width=\"1.2\" stroke-dasharray=\"5 4\"/>\n";
     // Labels read upwards along their line; close lines leave theirs out.
     if (!marker.label.empty() && x - lastLabel >= 14) {
-      svg << "<text x=\"" << px(x - 3) << "\" y=\"" << px(plotTop + 4)
+      svg << "<text x=\"" << pixels(x - 3) << "\" y=\"" << pixels(plotTop + 4)
           << "\" font-size=\"10\" fill=\"" << color
-          << "\" text-anchor=\"end\" transform=\"rotate(-90 " << px(x - 3)
-          << " " << px(plotTop + 4) << ")\">" << escape(marker.label)
+          << "\" text-anchor=\"end\" transform=\"rotate(-90 " << pixels(x - 3)
+          << " " << pixels(plotTop + 4) << ")\">" << escapeXml(marker.label)
           << "</text>\n";
       lastLabel = x;
     }
@@ -216,20 +190,21 @@ void renderChart(std::ostringstream &svg, const LineChart &chart, int index,
     const std::string color =
         series.color.empty() ? paletteColor(paletteIndex++) : series.color;
     colors.push_back(color);
-    svg << "<g class=\"series\" data-name=\"" << escape(series.name) << "\">\n";
+    svg << "<g class=\"series\" data-name=\"" << escapeXml(series.name)
+        << "\">\n";
     std::vector<Point> run;
     auto flush = [&] {
       if (run.size() > 1) {
         svg << "<polyline fill=\"none\" stroke=\"" << color
             << "\" stroke-width=\"1.8\" stroke-linejoin=\"round\" points=\"";
         for (std::size_t i = 0; i < run.size(); ++i)
-          svg << (i ? " " : "") << px(run[i].x) << ',' << px(run[i].y);
+          svg << (i ? " " : "") << pixels(run[i].x) << ',' << pixels(run[i].y);
         svg << "\"/>\n";
       }
       if (series.dots || run.size() == 1)
         for (const Point &point : run)
-          svg << "<circle cx=\"" << px(point.x) << "\" cy=\"" << px(point.y)
-              << "\" r=\"3\" fill=\"" << color << "\"/>\n";
+          svg << "<circle cx=\"" << pixels(point.x) << "\" cy=\""
+              << pixels(point.y) << "\" r=\"3\" fill=\"" << color << "\"/>\n";
       run.clear();
     };
     for (const Point &point : series.points) {
@@ -245,22 +220,25 @@ void renderChart(std::ostringstream &svg, const LineChart &chart, int index,
   }
   svg << "</g>\n";
   if (!anyPoint)
-    svg << "<text x=\"" << px((left + right) / 2) << "\" y=\"" << px(yMid)
+    svg << "<text x=\"" << pixels((left + right) / 2) << "\" y=\""
+        << pixels(yMid)
         << "\" text-anchor=\"middle\" fill=\"#999\">no data yet</text>\n";
-  svg << "<rect x=\"" << px(left) << "\" y=\"" << px(plotTop) << "\" width=\""
-      << px(right - left) << "\" height=\"" << px(bottom - plotTop)
-      << "\" fill=\"none\" stroke=\"#444\"/>\n";
+  svg << "<rect x=\"" << pixels(left) << "\" y=\"" << pixels(plotTop)
+      << "\" width=\"" << pixels(right - left) << "\" height=\""
+      << pixels(bottom - plotTop) << "\" fill=\"none\" stroke=\"#444\"/>\n";
 
   // Legend, beside the plot.
   const double legendX = right + 16;
   double legendY = plotTop + 8;
   auto entry = [&](const std::string &text, const std::string &color,
                    const char *dash) {
-    svg << "<line x1=\"" << px(legendX) << "\" x2=\"" << px(legendX + 22)
-        << "\" y1=\"" << px(legendY) << "\" y2=\"" << px(legendY)
-        << "\" stroke=\"" << color << "\" stroke-width=\"2\"" << dash << "/>\n"
-        << "<text class=\"legend\" x=\"" << px(legendX + 28) << "\" y=\""
-        << px(legendY + 4) << "\">" << escape(legendText(text)) << "</text>\n";
+    svg << "<line x1=\"" << pixels(legendX) << "\" x2=\""
+        << pixels(legendX + 22) << "\" y1=\"" << pixels(legendY) << "\" y2=\""
+        << pixels(legendY) << "\" stroke=\"" << color << "\" stroke-width=\"2\""
+        << dash << "/>\n"
+        << "<text class=\"legend\" x=\"" << pixels(legendX + 28) << "\" y=\""
+        << pixels(legendY + 4) << "\">" << escapeXml(legendText(text))
+        << "</text>\n";
     legendY += 18;
   };
   for (std::size_t i = 0; i < chart.series.size(); ++i)
@@ -288,8 +266,8 @@ std::string renderSvg(const std::vector<LineChart> &charts, int width,
   std::ostringstream svg;
   svg << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
       << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << width
-      << "\" height=\"" << px(height) << "\" viewBox=\"0 0 " << width << ' '
-      << px(height) << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
+      << "\" height=\"" << pixels(height) << "\" viewBox=\"0 0 " << width << ' '
+      << pixels(height) << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
       << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
   const double legend = legendWidth(charts);
   for (std::size_t i = 0; i < charts.size(); ++i)

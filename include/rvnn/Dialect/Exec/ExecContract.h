@@ -304,6 +304,19 @@ struct EmbeddingOp {
   };
 };
 
+struct ExposeStructureOp {
+  static constexpr std::string_view name = "rvnn_exec.expose_structure";
+  static constexpr OpKind kind = OpKind::Control;
+  struct operand {
+    static constexpr std::size_t value = 0;
+  };
+  struct attr {
+    static constexpr std::string_view kind = "kind";
+    static constexpr std::string_view arity = "arity";
+    static constexpr std::string_view factor = "factor";
+  };
+};
+
 struct FuncOp {
   static constexpr std::string_view name = "rvnn_exec.func";
   static constexpr OpKind kind = OpKind::Control;
@@ -647,7 +660,7 @@ struct OpInfo {
 };
 
 // Every op, sorted by name.
-inline constexpr std::array<OpInfo, 53> kOps = {{
+inline constexpr std::array<OpInfo, 54> kOps = {{
     {ops::AllocOp::name, ops::AllocOp::kind},
     {ops::ArgMaxOp::name, ops::ArgMaxOp::kind},
     {ops::BalancedReduceOp::name, ops::BalancedReduceOp::kind},
@@ -672,6 +685,7 @@ inline constexpr std::array<OpInfo, 53> kOps = {{
     {ops::DropoutMaskOp::name, ops::DropoutMaskOp::kind},
     {ops::ElementwiseOp::name, ops::ElementwiseOp::kind},
     {ops::EmbeddingOp::name, ops::EmbeddingOp::kind},
+    {ops::ExposeStructureOp::name, ops::ExposeStructureOp::kind},
     {ops::FuncOp::name, ops::FuncOp::kind},
     {ops::GateOp::name, ops::GateOp::kind},
     {ops::GeluOp::name, ops::GeluOp::kind},
@@ -1123,6 +1137,46 @@ parsePoolKind(std::string_view keyword) {
     return PoolKind::mean;
   if (keyword == "max")
     return PoolKind::max;
+  return std::nullopt;
+}
+
+// Rvnn_StructureKind (::mlir::rvnn::StructureKind).
+enum class StructureKind : std::uint32_t {
+  balanced = 0,
+  merge_selection = 1,
+  beam_parent = 2,
+  composition = 3,
+  existence = 4,
+};
+
+inline constexpr std::string_view keyword(StructureKind value) {
+  switch (value) {
+  case StructureKind::balanced:
+    return "balanced";
+  case StructureKind::merge_selection:
+    return "merge_selection";
+  case StructureKind::beam_parent:
+    return "beam_parent";
+  case StructureKind::composition:
+    return "composition";
+  case StructureKind::existence:
+    return "existence";
+  }
+  return {};
+}
+
+inline constexpr std::optional<StructureKind>
+parseStructureKind(std::string_view keyword) {
+  if (keyword == "balanced")
+    return StructureKind::balanced;
+  if (keyword == "merge_selection")
+    return StructureKind::merge_selection;
+  if (keyword == "beam_parent")
+    return StructureKind::beam_parent;
+  if (keyword == "composition")
+    return StructureKind::composition;
+  if (keyword == "existence")
+    return StructureKind::existence;
   return std::nullopt;
 }
 

@@ -3,8 +3,10 @@
 
 #include "rvnn/Runtime/Data/Token.h"
 
+#include <cstdint>
 #include <istream>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace rvnn::runtime::data::listops {
@@ -12,6 +14,9 @@ namespace rvnn::runtime::data::listops {
 struct Sample {
   std::vector<TokenId> tokens; ///< ListOpsVocab ids, round brackets dropped
   int label;                   ///< 0-9
+  /// The gold parse's spans over `tokens` (bracketSpans()); empty when the
+  /// line has no round brackets.
+  std::vector<std::pair<int64_t, int64_t>> brackets;
 };
 
 /// Reads a ListOps file in either public format, told apart by line 1:

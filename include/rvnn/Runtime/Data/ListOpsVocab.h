@@ -3,7 +3,9 @@
 
 #include "rvnn/Runtime/Data/Token.h"
 
+#include <cstdint>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace rvnn::runtime::data::listops {
@@ -31,6 +33,14 @@ std::string_view tokenText(TokenId id);
 /// Splits a sequence on whitespace, drops `(` and `)`, and maps the rest to
 /// ids. Throws std::invalid_argument("unknown token '...'") on anything else.
 std::vector<TokenId> tokenize(std::string_view sequence);
+
+/// The spans [begin, end) of token positions (as tokenize() numbers them)
+/// that the round-bracket pairs of `sequence` enclose, in the order their
+/// `)` closes: the gold binary parse of Nangia & Bowman's format, e.g.
+/// "( ( [MAX 2 ) 9 ] )" gives [0, 2) and [0, 4). Empty when the sequence
+/// has no round brackets or they do not pair up.
+std::vector<std::pair<int64_t, int64_t>>
+bracketSpans(std::string_view sequence);
 
 } // namespace rvnn::runtime::data::listops
 

@@ -57,4 +57,8 @@ void RvnnDialect::initialize() {
 #define GET_OP_LIST
 #include "rvnn/Dialect/Rvnn/IR/RvnnBeamOps.cpp.inc"
       >();
+  addOperations<
+#define GET_OP_LIST
+#include "rvnn/Dialect/Rvnn/IR/RvnnStructureOps.cpp.inc"
+      >();
 }

@@ -188,6 +188,12 @@ def Exec_BalancedReduceOp
   let regions = (region SizedRegion<1>:$body);
 }
 
+// Records `value` for a runtime that collects the model's structure (the
+// rvnn op's only effect, kept so that nothing removes or merges it).
+def Exec_ExposeStructureOp
+    : Exec_MirrorOp<Rvnn_ExposeStructureOp, "control",
+                    [MemoryEffects<[MemWrite<Rvnn_StructureTrace>]>]>;
+
 //===----------------------------------------------------------------------===//
 // Scalars
 //===----------------------------------------------------------------------===//

@@ -53,4 +53,16 @@ def Rvnn_AlignMode : Rvnn_I32Enum<"AlignMode", "beam alignment sampling", [
 ]>;
 def Rvnn_AlignModeAttr : Rvnn_EnumAttr<Rvnn_AlignMode, "align">;
 
+// What a value marked by rvnn.expose_structure says about the induced tree
+// (the op's description defines each kind's shape and meaning).
+def Rvnn_StructureKind : Rvnn_I32Enum<"StructureKind",
+    "kind of an exposed structure value", [
+  I32EnumAttrCase<"balanced", 0>,
+  I32EnumAttrCase<"merge_selection", 1>,
+  I32EnumAttrCase<"beam_parent", 2>,
+  I32EnumAttrCase<"composition", 3>,
+  I32EnumAttrCase<"existence", 4>,
+]>;
+def Rvnn_StructureKindAttr : Rvnn_EnumAttr<Rvnn_StructureKind, "structure">;
+
 #endif // RVNN_ATTRS_TD

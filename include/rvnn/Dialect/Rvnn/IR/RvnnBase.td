@@ -20,6 +20,11 @@ def Rvnn_Scalar : 0DTensorOf<[F32, F64]>;
 // run), and draws are never reordered or hoisted. C++ class in RvnnOps.h.
 def Rvnn_RandomGenerator : Resource<"::mlir::rvnn::RandomGeneratorResource">;
 
+// The runtime's record of exposed structure values (rvnn.expose_structure).
+// Writing it is the op's only effect: DCE and CSE keep every exposure, in
+// order. C++ class in RvnnOps.h.
+def Rvnn_StructureTrace : Resource<"::mlir::rvnn::StructureTraceResource">;
+
 // Ops whose result shapes follow from operand shapes. The shape-inference
 // pass refines dynamic result dims through inferReturnTypeComponents, and the
 // op verifier checks results against it (verifyInferredShapes).

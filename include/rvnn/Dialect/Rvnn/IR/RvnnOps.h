@@ -25,6 +25,14 @@ struct RandomGeneratorResource
   StringRef getName() final { return "rvnn::RandomGenerator"; }
 };
 
+/// The runtime's record of exposed structure values as a side-effect
+/// resource (Rvnn_StructureTrace in RvnnBase.td).
+struct StructureTraceResource
+    : public SideEffects::Resource::Base<StructureTraceResource> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(StructureTraceResource)
+  StringRef getName() final { return "rvnn::StructureTrace"; }
+};
+
 /// Checks every result type of `op` against the shapes its
 /// InferShapedTypeOpInterface computes: same rank, same element type, and
 /// every static dim equal where both sides are static.
@@ -41,5 +49,7 @@ LogicalResult verifyInferredShapes(Operation *op);
 #include "rvnn/Dialect/Rvnn/IR/RvnnGatingOps.h.inc"
 #define GET_OP_CLASSES
 #include "rvnn/Dialect/Rvnn/IR/RvnnBeamOps.h.inc"
+#define GET_OP_CLASSES
+#include "rvnn/Dialect/Rvnn/IR/RvnnStructureOps.h.inc"
 
 #endif // RVNN_DIALECT_RVNN_IR_RVNNOPS_H
