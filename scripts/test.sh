@@ -3,8 +3,17 @@
 # builds (warnings fail the build), runs the lit and GoogleTest suites through
 # ctest, checks that the runtime builds on its own with MLIR hidden, and runs
 # each fuzz target briefly (clang-19 and libFuzzer are installed for them).
+#
+#   scripts/test.sh --sanitize   instead: builds everything with clang-19,
+#                                AddressSanitizer and UBSan into
+#                                build-sanitize/ and runs the lit and
+#                                GoogleTest suites there (docs/user-guide.md,
+#                                "Sanitizers")
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+if [[ ${1:-} == --sanitize ]]; then
+  exec "$root/scripts/sanitize/test.sh"
+fi
 "$root/scripts/install-deps.sh" --fuzz
 "$root/scripts/build.sh"
 

@@ -21,6 +21,15 @@ config.substitutions.append(("%models", os.path.join(config.rvnn_src_root, "mode
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 
+# The sanitizer build (RVNN_SANITIZE; scripts/test.sh --sanitize) reads its
+# runtime options and suppressions from the environment
+# (scripts/sanitize/options.sh). lit.llvm passes only some of them, and in
+# LLVM 19 not ASAN_OPTIONS (a missing comma joins it to the name before).
+llvm_config.with_system_environment(
+    ["ASAN_OPTIONS", "LSAN_OPTIONS", "UBSAN_OPTIONS", "ASAN_SYMBOLIZER_PATH"])
+if getattr(config, "rvnn_sanitize", False):
+    config.available_features.add("sanitize")
+
 tools = ["rvnn-opt"]
 if os.path.exists(os.path.join(config.rvnn_tools_dir, "rvnn-run")):
     tools.append("rvnn-run")

@@ -6,6 +6,25 @@
 #include <stdexcept>
 
 namespace rvnn::runtime {
+namespace {
+
+// The length bucket edges, integers only: nlohmann's get<int64_t> converts a
+// float such as 1e300 without a check, which is undefined behaviour.
+std::vector<int64_t> readBucketEdges(const nlohmann::json &json) {
+  if (!json.contains("bucket_edges"))
+    return {};
+  const nlohmann::json &field = json.at("bucket_edges");
+  bool integers = field.is_array();
+  for (const nlohmann::json &edge : field)
+    integers = integers && edge.is_number_integer();
+  if (!integers)
+    throw std::invalid_argument(
+        "field 'bucket_edges' must be an array of integers, got " +
+        field.dump());
+  return field.get<std::vector<int64_t>>();
+}
+
+} // namespace
 
 RunConfig readRunConfig(const std::string &path) {
   std::ifstream in(path);
@@ -42,7 +61,7 @@ RunConfig readRunConfig(const std::string &path) {
             ", the limit for one batch (kMaxBatchSize)");
       config.batchSize = field.get<size_t>();
     }
-    config.bucketEdges = json.value("bucket_edges", std::vector<int64_t>{});
+    config.bucketEdges = readBucketEdges(json);
     config.hyperparameters =
         json.value("hyperparameters", nlohmann::json::object());
     config.training = json.value("training", nlohmann::json::object());

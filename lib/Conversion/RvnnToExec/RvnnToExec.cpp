@@ -10,6 +10,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
 #include "rvnn/Dialect/Exec/IR/ExecOps.h"
+#include "llvm/ADT/SmallBitVector.h"
 
 namespace mlir::rvnn {
 #define GEN_PASS_DEF_RVNNLOWERTOEXEC
@@ -166,8 +167,12 @@ struct LowerExtractSlice : public OpConversionPattern<tensor::ExtractSliceOp> {
   LogicalResult
   matchAndRewrite(tensor::ExtractSliceOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
+    // A named copy: set_bits() ranges over the bit vector, which a
+    // temporary would no longer hold by the loop's first step (ASan's
+    // stack-use-after-scope).
+    llvm::SmallBitVector droppedDims = op.getDroppedDims();
     SmallVector<int64_t> dropped;
-    for (int dim : op.getDroppedDims().set_bits())
+    for (int dim : droppedDims.set_bits())
       dropped.push_back(dim);
     rewriter.replaceOpWithNewOp<ex::SliceOp>(
         op, op.getType(), adaptor.getSource(), adaptor.getOffsets(),
