@@ -1,13 +1,14 @@
 // rvnn_exec.vjp: the cotangents of a primal op's operands, for the backward
 // functions rvnn-exec-differentiate writes. The body applies one primal op to
-// block arguments; a fast rule keyed by that op's name applies its derivative
-// directly (a dispatch's generated `_grad` kernel, ATen's backward functions),
-// and any other op is differentiated by ATen autograd through its reference
-// handler. vjp results carry no gradient themselves (no second order).
-// Where the derivative reads an operand only for its shape, the compiler
-// passes zeros broadcast to that shape (one element, zero strides): every
-// rule must give the same cotangents for it, read its sizes only and never
-// write into it.
+// block arguments (or several slices of one of them, whose cotangents go to
+// their windows of one zero tensor); a fast rule keyed by that op's name
+// applies its derivative directly (a dispatch's generated `_grad` kernel,
+// ATen's backward functions), and any other op is differentiated by ATen
+// autograd through its reference handler. vjp results carry no gradient
+// themselves (no second order). Where the derivative reads an operand only for
+// its shape, the compiler passes zeros broadcast to that shape (one element,
+// zero strides): every rule must give the same cotangents for it, read its
+// sizes only and never write into it.
 #include "Handlers.h"
 
 #include "DeferredWeightGrad.h"
@@ -331,13 +332,62 @@ VjpInputs vjpInputs(const PlanOp &op, const Frame &frame) {
   return in;
 }
 
+/// The block argument `id` is, or nullopt.
+std::optional<size_t> argumentIndex(const PlanRegion &body, int64_t id) {
+  auto arg = std::find(body.args.begin(), body.args.end(), id);
+  if (arg == body.args.end())
+    return std::nullopt;
+  return static_cast<size_t>(arg - body.args.begin());
+}
+
+/// A body of several slices of one block argument, yielded in order: each
+/// cotangent is added into its window of one zero tensor of the source's
+/// shape (the index operands get none). Nullopt for any other body.
+std::optional<std::vector<Tensor>>
+slicesGrads(Frame &frame, const PlanRegion &body, const VjpInputs &in) {
+  const std::vector<PlanOp> &ops = body.body;
+  if (ops.size() < 3 || ops.back().operands.size() != ops.size() - 1)
+    return std::nullopt;
+  std::optional<size_t> source;
+  for (size_t i = 0; i + 1 < ops.size(); ++i) {
+    const PlanOp &slice = ops[i];
+    if (slice.name != exec::SliceOp::name ||
+        ops.back().operands[i] != slice.results.at(0))
+      return std::nullopt;
+    std::optional<size_t> arg =
+        argumentIndex(body, slice.operands.at(exec::SliceOp::operand::source));
+    if (!arg || (source && *source != *arg))
+      return std::nullopt;
+    source = arg;
+  }
+  for (size_t i = 0; i < body.args.size(); ++i)
+    frame.bind(body.args[i], in.primals.at(i));
+  torch::NoGradGuard noGrad;
+  Tensor grad = at::zeros_like(std::get<Tensor>(in.primals.at(*source)),
+                               at::MemoryFormat::Contiguous);
+  for (size_t i = 0; i + 1 < ops.size(); ++i) {
+    SliceSpec spec = sliceSpec(ops[i], frame);
+    Tensor dy = in.cotangents.at(i);
+    for (int64_t dim : spec.dropped)
+      dy = dy.unsqueeze(dim);
+    stridedSlice(grad, spec).add_(dy);
+  }
+  std::vector<Tensor> grads;
+  for (int64_t index : in.gradInputs)
+    grads.push_back(static_cast<size_t>(index) == *source ? grad : Tensor());
+  return grads;
+}
+
 /// The fast rule's cotangents of the primals at grad_inputs, or nullopt when
 /// no rule covers the body: it must be one op with a rule, on block
-/// arguments, whose results the body yields in order.
+/// arguments, whose results the body yields in order, or slices of one block
+/// argument (slicesGrads).
 std::optional<std::vector<Tensor>> fastGrads(Executor &executor,
                                              const PlanOp &op, Frame &frame,
                                              const VjpInputs &in) {
   const PlanRegion &body = op.regions.at(0);
+  if (body.body.size() > 2)
+    return slicesGrads(frame, body, in);
   if (body.body.size() != 2)
     return std::nullopt;
   const PlanOp &primalOp = body.body[0];
@@ -347,10 +397,10 @@ std::optional<std::vector<Tensor>> fastGrads(Executor &executor,
   // Which primal (block argument) each operand of the primal op is.
   std::vector<size_t> primalOf;
   for (int64_t id : primalOp.operands) {
-    auto arg = std::find(body.args.begin(), body.args.end(), id);
-    if (arg == body.args.end())
+    std::optional<size_t> arg = argumentIndex(body, id);
+    if (!arg)
       return std::nullopt;
-    primalOf.push_back(static_cast<size_t>(arg - body.args.begin()));
+    primalOf.push_back(*arg);
   }
   for (size_t i = 0; i < body.args.size(); ++i)
     frame.bind(body.args[i], in.primals.at(i));

@@ -317,7 +317,8 @@ rvnn_exec.func @split(%in: tensor<?x2x4xf32>) -> tensor<?x4xf32> {
 // -----
 
 // Overlapping slices (a pair's left and right neighbours) do not tile their
-// source: each gets its vjp.
+// source: one vjp of both, whose cotangents the runtime adds into one
+// zero tensor.
 rvnn_exec.param @v : tensor<3x4xf32> init <xavier_uniform>
 rvnn_exec.func @overlap(%in: tensor<?x4xf32>) -> tensor<?x2xf32> {
   %v = rvnn_exec.param_get @v : tensor<3x4xf32>
@@ -339,11 +340,13 @@ rvnn_exec.func @overlap(%in: tensor<?x4xf32>) -> tensor<?x2xf32> {
 
 // CHECK-LABEL: rvnn_exec.func @overlap_part_bwd(
 // CHECK-NOT:     rvnn_exec.concat
-// CHECK:         %[[DL:.*]] = rvnn_exec.vjp(%{{.*}}) cotangents(%{{.*}}) grad_inputs [0]
-// CHECK:           rvnn_exec.slice
-// CHECK:         %[[DR:.*]] = rvnn_exec.vjp(%{{.*}}) cotangents(%{{.*}}) grad_inputs [0]
-// CHECK:           rvnn_exec.slice
-// CHECK:         rvnn_exec.elementwise <add> %[[DL]], %[[DR]]
+// CHECK:         %[[DX:.*]] = rvnn_exec.vjp(%{{.*}}, %{{.*}}) cotangents(%[[DL:.*]], %[[DR:.*]]) grad_inputs [0]
+// CHECK-NEXT:    ^bb0(%[[SRC:.*]]: tensor<?x3xf32>, %[[N:.*]]: index):
+// CHECK-NEXT:      %[[L:.*]] = rvnn_exec.slice %[[SRC]][] [%[[N]]] []{{.*}}static_offsets = array<i64: 0, 0>
+// CHECK-NEXT:      %[[R:.*]] = rvnn_exec.slice %[[SRC]][] [%[[N]]] []{{.*}}static_offsets = array<i64: 0, 1>
+// CHECK-NEXT:      rvnn_exec.yield %[[L]], %[[R]]
+// CHECK-NOT:     rvnn_exec.elementwise <add>
+// CHECK:         rvnn_exec.vjp(%{{.*}}, %{{.*}}) cotangents(%[[DX]]) grad_inputs [1]
 
 // -----
 

@@ -476,6 +476,81 @@ TEST(Vjp, SliceRuleMatchesAutograd) {
                                 uniformDoubles({2}, -1, 1, 18));
 }
 
+namespace {
+
+/// A vjp of three slices of one [4, 5] source, as rvnn-exec-differentiate
+/// writes for slices that do not tile it: x[:, 0:4], x[:, k:k+4] (k an index
+/// primal) and x[2, 1:3] (row dim dropped), yielded in that order. With
+/// `throughAutograd` each slice passes through a cast, so the autograd rule
+/// runs instead of the slices rule. @forward(x, k, dA, dB, dC) -> dx.
+Plan slicesVjpPlan(bool throughAutograd) {
+  json window = {{"static_sizes", {4, 4}},
+                 {"static_strides", {1, 1}},
+                 {"dropped_dims", std::vector<int64_t>{}}};
+  json left = window, shifted = window;
+  left["static_offsets"] = {0, 0};
+  left["operandSegmentSizes"] = {1, 0, 0, 0};
+  shifted["static_offsets"] = {0, kDynamic};
+  shifted["operandSegmentSizes"] = {1, 1, 0, 0};
+  json cell = {{"static_offsets", {2, 1}},
+               {"static_sizes", {1, 2}},
+               {"static_strides", {1, 1}},
+               {"dropped_dims", {0}},
+               {"operandSegmentSizes", {1, 0, 0, 0}}};
+  const std::vector<json> sliceTypes = {f64({4, 4}), f64({4, 4}), f64({2})};
+  const json index = type("index", {}, false);
+  json body = {
+      op(exec::SliceOp::name, {5}, {value(7, sliceTypes[0])}, left),
+      op(exec::SliceOp::name, {5, 6}, {value(8, sliceTypes[1])}, shifted),
+      op(exec::SliceOp::name, {5}, {value(9, sliceTypes[2])}, cell)};
+  std::vector<int64_t> yielded = {7, 8, 9};
+  if (throughAutograd)
+    for (int64_t k = 0; k < 3; ++k) {
+      body.push_back(
+          op(exec::CastOp::name, {7 + k}, {value(10 + k, sliceTypes[k])}));
+      yielded[k] = 10 + k;
+    }
+  body.push_back(yieldOp(yielded));
+  const int64_t grad = yielded.back() + 1;
+  json vjp = op(
+      exec::VjpOp::name, {0, 1, 2, 3, 4}, {value(grad, f64({4, 5}))},
+      {{"operandSegmentSizes", {2, 3}}, {"grad_inputs", {0}}},
+      {{{"args", {value(5, f64({4, 5})), value(6, index)}}, {"body", body}}});
+  json args = {value(0, f64({4, 5})), value(1, index), value(2, sliceTypes[0]),
+               value(3, sliceTypes[1]), value(4, sliceTypes[2])};
+  return planWith({function("forward", args, {vjp, returnOp({grad})})},
+                  throughAutograd ? "vjp-slices-autograd" : "vjp-slices");
+}
+
+} // namespace
+
+// Overlapping slices of one value share a vjp: their cotangents are added
+// into their windows of one zero tensor.
+TEST(Vjp, SlicesOfOneValueMatchAutograd) {
+  std::vector<RuntimeValue> inputs = {
+      uniformDoubles({4, 5}, -1, 1, 31), int64_t{1},
+      uniformDoubles({4, 4}, -1, 1, 32), uniformDoubles({4, 4}, -1, 1, 33),
+      uniformDoubles({2}, -1, 1, 34)};
+  std::vector<Tensor> grads;
+  for (bool throughAutograd : {false, true}) {
+    Plan plan = slicesVjpPlan(throughAutograd);
+    ExecutionProfile profile;
+    ExecutionContext context;
+    context.kernelMode = KernelMode::Reference;
+    context.profile = &profile;
+    Executor executor = executorFor(plan, context);
+    grads.push_back(std::get<Tensor>(executor.call("forward", inputs).at(0)));
+    EXPECT_EQ(profile.byOp.count(str(exec::SliceOp::name)),
+              throughAutograd ? 1u : 0u);
+  }
+  Tensor expected = torch::zeros({4, 5}, torch::kFloat64);
+  expected.slice(1, 0, 4) += std::get<Tensor>(inputs[2]);
+  expected.slice(1, 1, 5) += std::get<Tensor>(inputs[3]);
+  expected[2].slice(0, 1, 3) += std::get<Tensor>(inputs[4]);
+  EXPECT_TRUE(torch::allclose(grads[0], expected, 1e-12, 1e-12));
+  EXPECT_TRUE(torch::allclose(grads[1], expected, 1e-12, 1e-12));
+}
+
 TEST(Vjp, GemmRulesMatchAutograd) {
   // A linear layer on a 3-D lhs with bias and accumulator.
   expectFastRuleMatchesAutograd(

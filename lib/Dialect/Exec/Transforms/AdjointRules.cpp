@@ -9,6 +9,7 @@
 
 #include "AdjointRules.h"
 
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "rvnn/Dialect/Exec/IR/ExecOps.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -40,15 +41,9 @@ static SmallVector<ValueRead> valueReads(Operation *op) {
   return llvm::TypeSwitch<Operation *, Reads>(op)
       // Selections and views: the cotangent lands in zeros of the source's
       // shape (the indices are read by value).
-      .Case([](SliceOp slice) {
-        return Reads{{slice.getSource(), {}}};
-      })
-      .Case([](BeamGatherOp gather) {
-        return Reads{{gather.getInput(), {}}};
-      })
-      .Case([](BeamExpandOp expand) {
-        return Reads{{expand.getInput(), {}}};
-      })
+      .Case([](SliceOp slice) { return Reads{{slice.getSource(), {}}}; })
+      .Case([](BeamGatherOp gather) { return Reads{{gather.getInput(), {}}}; })
+      .Case([](BeamExpandOp expand) { return Reads{{expand.getInput(), {}}}; })
       .Case([](EmbeddingOp embedding) {
         return Reads{{embedding.getTable(), {}}};
       })
@@ -471,8 +466,16 @@ void ReverseSweep::completeSlices(Value source) {
   pendingSlices.erase(pending);
   std::optional<int64_t> axis = tilingDim(slices);
   if (!axis) {
-    for (auto &[slice, cotangent] : slices)
-      (void)emitVjp(slice, cotangent); // a slice's vjp cannot be refused
+    // One vjp for all of them: the runtime adds every cotangent into its
+    // window of one zero tensor, instead of a zero source per slice and a
+    // sum of them (EBT-GRC's overlapping left and right children).
+    SmallVector<Operation *> ops;
+    SmallVector<Value> cotangents;
+    for (auto &[slice, cotangent] : slices) {
+      ops.push_back(slice);
+      cotangents.push_back(cotangent);
+    }
+    (void)emitVjp(ops, cotangents); // a slice's vjp cannot be refused
     return;
   }
   // Each cotangent, with the unit dims its slice dropped put back, is the
@@ -524,43 +527,55 @@ LogicalResult ReverseSweep::differentiateGate(GateOp gate, Value cotangent) {
   return success();
 }
 
-LogicalResult ReverseSweep::emitVjp(Operation *op, ArrayRef<Value> cotangents) {
-  if (drawsRandomNumbers(op))
-    return fail(op, "draws random numbers");
-  if (op->getNumRegions() && !isa<DispatchOp>(op))
-    return fail(op, "holds a region");
+LogicalResult ReverseSweep::emitVjp(ArrayRef<Operation *> ops,
+                                    ArrayRef<Value> cotangents) {
+  llvm::SetVector<Value> primals;
+  SmallVector<Value> results;
+  for (Operation *op : ops) {
+    if (drawsRandomNumbers(op))
+      return fail(op, "draws random numbers");
+    if (op->getNumRegions() && !isa<DispatchOp>(op))
+      return fail(op, "holds a region");
+    primals.insert(op->operand_begin(), op->operand_end());
+    llvm::append_range(results, op->getResults());
+  }
   SmallVector<int64_t> gradInputs;
   SmallVector<Type> gradTypes;
-  for (auto [index, operand] : llvm::enumerate(op->getOperands()))
-    if (isActive(operand)) {
+  for (auto [index, primal] : llvm::enumerate(primals))
+    if (isActive(primal)) {
       gradInputs.push_back(index);
-      gradTypes.push_back(operand.getType());
+      gradTypes.push_back(primal.getType());
     }
   SmallVector<Value> complete;
-  for (auto [result, cotangent] : llvm::zip(op->getResults(), cotangents))
+  for (auto [result, cotangent] : llvm::zip_equal(results, cotangents))
     complete.push_back(cotangent ? cotangent : zerosLike(result));
 
-  Location loc = op->getLoc();
-  auto vjp = backward.create<VjpOp>(loc, gradTypes, op->getOperands(), complete,
-                                    gradInputs);
+  Location loc = ops.front()->getLoc();
+  auto vjp = backward.create<VjpOp>(loc, gradTypes, primals.getArrayRef(),
+                                    complete, gradInputs);
   // Float tensors read only for their shape may become shape witnesses
   // (passShapeWitnesses); an index operand is small.
-  llvm::DenseSet<Value> read =
-      operandsReadByValue(op, [&](Value v) { return isActive(v); });
+  llvm::DenseSet<Value> read;
+  for (Operation *op : ops)
+    for (Value value :
+         operandsReadByValue(op, [&](Value v) { return isActive(v); }))
+      read.insert(value);
   for (OpOperand &operand : vjp.getPrimalsMutable())
     if (!read.contains(operand.get()) &&
         isDifferentiableType(operand.get().getType()))
       shapeOnlyOperands.insert(&operand);
   Block *body = backward.createBlock(&vjp.getBody());
-  for (Value operand : op->getOperands())
-    body->addArgument(operand.getType(), loc);
+  IRMapping toBody;
+  for (Value primal : primals)
+    toBody.map(primal, body->addArgument(primal.getType(), loc));
   OpBuilder inner = OpBuilder::atBlockEnd(body);
-  Operation *primal = inner.clone(*op);
-  primal->setOperands(body->getArguments());
-  inner.create<YieldOp>(loc, primal->getResults());
+  SmallVector<Value> yielded;
+  for (Operation *op : ops)
+    llvm::append_range(yielded, inner.clone(*op, toBody)->getResults());
+  inner.create<YieldOp>(loc, yielded);
   backward.setInsertionPointAfter(vjp);
   for (auto [index, grad] : llvm::zip(gradInputs, vjp.getGrads()))
-    accumulate(op->getOperand(index), grad);
+    accumulate(primals[index], grad);
   return success();
 }
 

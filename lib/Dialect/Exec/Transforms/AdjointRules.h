@@ -78,10 +78,13 @@ private:
   LogicalResult differentiateGate(GateOp gate, Value cotangent);
   /// The cotangents of the slices of `source` (recorded as the sweep meets
   /// them): one concat when the slices tile `source` along one dim (the GRC
-  /// cell's gate split, a pair's left and right child), else a vjp each.
+  /// cell's gate split, a pair's left and right child), else one vjp of
+  /// them all.
   void completeSlices(Value source);
-  /// The fallback: an rvnn_exec.vjp of `op` applied to the cotangents.
-  LogicalResult emitVjp(Operation *op, ArrayRef<Value> cotangents);
+  /// The fallback: one rvnn_exec.vjp of `ops` (their operands its primals,
+  /// their results its body's yield, in order) applied to the cotangents of
+  /// those results.
+  LogicalResult emitVjp(ArrayRef<Operation *> ops, ArrayRef<Value> cotangents);
 
   OpBuilder &backward;
   const llvm::DenseSet<Value> &active;

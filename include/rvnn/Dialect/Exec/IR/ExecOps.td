@@ -437,12 +437,13 @@ def Exec_DispatchOp : Exec_Op<"dispatch", "kernel", [
 
 def Exec_VjpOp : Exec_Op<"vjp", "kernel", [
     AttrSizedOperandSegments, IsolatedFromAbove, SingleBlock]> {
-  let summary = "the vector-Jacobian product of one primal op";
+  let summary = "the vector-Jacobian product of a primal op";
   let description = [{
     The cotangents of `primals` (those listed in `grad_inputs`, in order)
     given `cotangents` of the results of the body: the body applies one
     primal op to block arguments standing for `primals` and yields its
-    results. The runtime applies the op's derivative: a generated backward
+    results (or several slices of one value, yielding them all: their
+    cotangents summed into that value's). The runtime applies the op's derivative: a generated backward
     kernel for a dispatch under `--kernels generated`, ATen's backward
     function for the ops it has one for, and otherwise ATen autograd through
     the op's reference implementation. `rvnn-exec-differentiate` emits it
