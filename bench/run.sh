@@ -332,7 +332,8 @@ def stats(c):
             s[key] = median(r.get(key) for r in c["rounds"])
     if c["profile"]:  # --profile: counts from the first round
         s["profile"] = c["profile"]
-        for key in ("gemm_floor_ms", "gemm_floor_fraction", "sgemm_gflops"):
+        for key in ("gemm_floor_ms", "gemm_floor_fraction", "sgemm_gflops",
+                    "gemm_replay_ms", "gemm_replay_fraction"):
             s[key] = median(r.get(key) for r in c["rounds"])
         s["gemm_floor_fraction_rounds"] = [r.get("gemm_floor_fraction")
                                            for r in c["rounds"]]
@@ -395,7 +396,9 @@ for model in models:
         cell["rss_delta_mib"] = max(cell["rss_delta_mib"], r["rss_delta_mib"])
         cell["rounds"].append({**{k: r.get(k) for k in (
             "forward_median_ms", "backward_median_ms", "optimiser_median_ms",
-            "gemm_floor_ms", "gemm_floor_fraction")}, "sgemm_gflops": sgemm})
+            "gemm_floor_ms", "gemm_floor_fraction", "gemm_replay_fraction")},
+            "gemm_replay_ms": (r.get("profile") or {}).get("gemm_replay_ms"),
+            "sgemm_gflops": sgemm})
     rows = []
     for (length, batch), cell in sorted(cells.items()):
         spans = [c["lengths"] for _, c in sorted(cell.items()) if c["lengths"]]
@@ -433,6 +436,8 @@ for model in models:
             "backward_nodes_reference": profile(r, "backward_nodes"),
             "gemm_floor_ms": g.get("gemm_floor_ms") if usable(g) else None,
             "gemm_floor_fraction": g.get("gemm_floor_fraction") if usable(g) else None,
+            "gemm_replay_ms": g.get("gemm_replay_ms") if usable(g) else None,
+            "gemm_replay_fraction": g.get("gemm_replay_fraction") if usable(g) else None,
             "sgemm_gflops": g.get("sgemm_gflops") if usable(g) else None}
         rows.append(row)
 
@@ -473,10 +478,11 @@ for model in models:
               + f" {mem:>8}")
     print("  profile of the no-dropout runs (--profile): forward dispatches "
           "per recursion step, backward autograd nodes, generated run's "
-          "forward/backward/optimiser medians and GEMM floor")
+          "forward/backward/optimiser medians, GEMM floor and GEMM replay")
     print(f"{'lengths':>9} {'batch':>5} | {'rec':>4} | {'disp/step g':>11} "
           f"{'r':>5} | {'bwd nodes g':>11} {'r':>6} | {'fwd/bwd/opt ms g':>22} | "
-          f"{'floor ms':>8} {'fraction':>8} {'SGEMM GF/s':>10}")
+          f"{'floor ms':>8} {'fraction':>8} {'SGEMM GF/s':>10} | "
+          f"{'replay ms':>9} {'fraction':>8}")
     for row in rows:
         p, g = row["profile_nodrop"], row["rvnn-nodrop"]
         split = ("/".join(fmt_num(g.get(k), ".1f") for k in (
@@ -490,7 +496,9 @@ for model in models:
               f"{fmt_num(p['backward_nodes_reference'], 'd'):>6} | "
               f"{split:>22} | {fmt_num(p['gemm_floor_ms'], '.2f'):>8} "
               f"{fmt_num(p['gemm_floor_fraction'], '.3f'):>8} "
-              f"{fmt_num(p['sgemm_gflops'], '.1f'):>10}")
+              f"{fmt_num(p['sgemm_gflops'], '.1f'):>10} | "
+              f"{fmt_num(p['gemm_replay_ms'], '.2f'):>9} "
+              f"{fmt_num(p['gemm_replay_fraction'], '.3f'):>8}")
     skipped = []
     if os.path.exists(f"{work}/{model}/skipped"):
         with open(f"{work}/{model}/skipped") as f:

@@ -1,5 +1,7 @@
 #include "StepProfile.h"
 
+#include "GemmReplay.h"
+
 #include <algorithm>
 #include <chrono>
 #include <iomanip>
@@ -70,30 +72,38 @@ StepProfile profileStep(runtime::CompiledModel &model,
                         const runtime::Batch &batch, bool training) {
   StepProfile result;
   runtime::ExecutionContext &context = model.executionContext();
-  context.profile = &result.forward;
-  torch::Tensor loss;
-  try {
-    loss = model.loss(batch, training);
-  } catch (...) {
+  std::vector<GemmCall> gemms;
+  {
+    // The compiled backward functions and ATen's CPU backward run on this
+    // thread (LibTorch runs CPU backward on the caller's), so one recorder
+    // sees every BLAS call of the step.
+    GemmRecorder recorder;
+    context.profile = &result.forward;
+    torch::Tensor loss;
+    try {
+      loss = model.loss(batch, training);
+    } catch (...) {
+      context.profile = nullptr;
+      throw;
+    }
     context.profile = nullptr;
-    throw;
-  }
-  context.profile = nullptr;
-  result.backwardNodes = countBackwardNodes(loss);
-  // The compiled backward functions run on this thread (LibTorch runs CPU
-  // backward on the caller's), through the same executor.
-  context.profile = &result.backward;
-  const auto start = std::chrono::steady_clock::now();
-  try {
-    loss.backward();
-  } catch (...) {
+    result.backwardNodes = countBackwardNodes(loss);
+    context.profile = &result.backward;
+    const auto start = std::chrono::steady_clock::now();
+    try {
+      loss.backward();
+    } catch (...) {
+      context.profile = nullptr;
+      throw;
+    }
+    result.backwardMs = std::chrono::duration<double, std::milli>(
+                            std::chrono::steady_clock::now() - start)
+                            .count();
     context.profile = nullptr;
-    throw;
+    gemms = std::move(recorder.calls);
   }
-  result.backwardMs = std::chrono::duration<double, std::milli>(
-                          std::chrono::steady_clock::now() - start)
-                          .count();
-  context.profile = nullptr;
+  result.gemmCalls = static_cast<int64_t>(gemms.size());
+  result.gemmReplayMs = replayGemmsMs(gemms);
   return result;
 }
 
@@ -138,6 +148,8 @@ nlohmann::json toJson(const StepProfile &profile) {
       {"forward_gemm_flops", f.gemmFlops},
       {"forward_time_by_op", timeByOp(f)},
       {"backward_ms", profile.backwardMs},
+      {"gemm_calls", profile.gemmCalls},
+      {"gemm_replay_ms", profile.gemmReplayMs},
       {"backward_dispatches", profile.backward.dispatches()},
       {"backward_time_by_op", timeByOp(profile.backward)}};
 }

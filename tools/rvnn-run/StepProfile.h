@@ -13,13 +13,16 @@ namespace rvnn::cli {
 
 /// One profiled training step of `rvnn-run bench --profile`: what the
 /// forward executed, the autograd nodes its backward ran (each one ATen
-/// kernel or more, or a compiled backward function), and what those
-/// compiled backward functions executed.
+/// kernel or more, or a compiled backward function), what those compiled
+/// backward functions executed, and the BLAS calls of forward and backward
+/// replayed by themselves (GemmReplay.h).
 struct StepProfile {
   runtime::ExecutionProfile forward;
   int64_t backwardNodes = 0;
   double backwardMs = 0;
   runtime::ExecutionProfile backward;
+  int64_t gemmCalls = 0;
+  double gemmReplayMs = 0;
 };
 
 /// Runs forward + backward once on `batch` with a profile attached (gradients

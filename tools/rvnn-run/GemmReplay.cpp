@@ -1,0 +1,146 @@
+#include "GemmReplay.h"
+
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+#include <torch/torch.h>
+
+namespace rvnn::cli {
+
+namespace {
+
+/// The recorder of this thread, if any: RecordFunction takes plain function
+/// pointers, so the callback finds its sink here.
+thread_local GemmRecorder *activeRecorder = nullptr;
+
+/// ATen's GEMM-backed functions by the name RecordFunction reports, with
+/// the number of tensor operands the functional form takes.
+const std::map<std::string, size_t> &gemmFunctions() {
+  static const std::map<std::string, size_t> functions = {
+      {"mm", 2},    {"bmm", 2},     {"mv", 2},   {"dot", 2},
+      {"addmm", 3}, {"baddbmm", 3}, {"addmv", 3}};
+  return functions;
+}
+
+/// "aten::addmm_" -> "addmm"; empty for any other function.
+std::string gemmFunction(const char *recordedName) {
+  std::string name(recordedName);
+  const std::string prefix = "aten::";
+  if (name.compare(0, prefix.size(), prefix) != 0)
+    return {};
+  name.erase(0, prefix.size());
+  if (!name.empty() && name.back() == '_')
+    name.pop_back();
+  return gemmFunctions().count(name) ? name : std::string();
+}
+
+std::unique_ptr<at::ObserverContext> recordGemm(const at::RecordFunction &fn) {
+  if (!activeRecorder)
+    return nullptr;
+  std::string function = gemmFunction(fn.name());
+  if (function.empty())
+    return nullptr;
+  GemmCall call;
+  call.function = function;
+  for (const c10::IValue &input : fn.inputs()) {
+    if (!input.isTensor())
+      continue;
+    const at::Tensor &tensor = input.toTensor();
+    // Out variants end with their output; the functional form ignores it.
+    if (call.sizes.size() == gemmFunctions().at(function))
+      break;
+    call.sizes.push_back(tensor.sizes().vec());
+    call.strides.push_back(tensor.strides().vec());
+    call.dtype = tensor.scalar_type();
+  }
+  activeRecorder->calls.push_back(std::move(call));
+  return nullptr;
+}
+
+/// Random values laid out with `strides` (broadcast zero strides included:
+/// the values live in a flat buffer the view reads).
+at::Tensor stridedRandom(const std::vector<int64_t> &sizes,
+                         const std::vector<int64_t> &strides,
+                         c10::ScalarType dtype) {
+  int64_t extent = 1;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] == 0)
+      return at::empty(sizes, at::TensorOptions().dtype(dtype));
+    extent += (sizes[d] - 1) * strides[d];
+  }
+  return at::randn({extent}, at::TensorOptions().dtype(dtype))
+      .as_strided(sizes, strides);
+}
+
+at::Tensor run(const GemmCall &call, const std::vector<at::Tensor> &t) {
+  const std::string &f = call.function;
+  if (f == "mm")
+    return at::mm(t[0], t[1]);
+  if (f == "bmm")
+    return at::bmm(t[0], t[1]);
+  if (f == "mv")
+    return at::mv(t[0], t[1]);
+  if (f == "dot")
+    return at::dot(t[0], t[1]);
+  if (f == "addmm")
+    return at::addmm(t[0], t[1], t[2]);
+  if (f == "baddbmm")
+    return at::baddbmm(t[0], t[1], t[2]);
+  return at::addmv(t[0], t[1], t[2]);
+}
+
+} // namespace
+
+GemmRecorder::GemmRecorder() {
+  if (activeRecorder)
+    throw std::logic_error("a GemmRecorder is already recording this thread");
+  activeRecorder = this;
+  handle = at::addThreadLocalCallback(at::RecordFunctionCallback(recordGemm)
+                                          .needsInputs(true)
+                                          .scopes({at::RecordScope::FUNCTION}));
+}
+
+GemmRecorder::~GemmRecorder() {
+  at::removeCallback(handle);
+  activeRecorder = nullptr;
+}
+
+double replayGemmsMs(const std::vector<GemmCall> &calls, int rounds) {
+  torch::NoGradGuard noGrad;
+  // One operand buffer per distinct (sizes, strides, type).
+  using Key =
+      std::tuple<std::vector<int64_t>, std::vector<int64_t>, c10::ScalarType>;
+  std::map<Key, at::Tensor> buffers;
+  std::vector<std::vector<at::Tensor>> operands;
+  for (const GemmCall &call : calls) {
+    std::vector<at::Tensor> tensors;
+    for (size_t i = 0; i < call.sizes.size(); ++i) {
+      at::Tensor &buffer =
+          buffers[{call.sizes[i], call.strides[i], call.dtype}];
+      if (!buffer.defined())
+        buffer = stridedRandom(call.sizes[i], call.strides[i], call.dtype);
+      tensors.push_back(buffer);
+    }
+    operands.push_back(std::move(tensors));
+  }
+  std::vector<double> times;
+  for (int round = -1; round < rounds; ++round) {
+    const auto start = std::chrono::steady_clock::now();
+    for (size_t i = 0; i < calls.size(); ++i)
+      (void)run(calls[i], operands[i]);
+    const double ms = std::chrono::duration<double, std::milli>(
+                          std::chrono::steady_clock::now() - start)
+                          .count();
+    if (round >= 0)
+      times.push_back(ms);
+  }
+  if (times.empty())
+    return 0;
+  std::sort(times.begin(), times.end());
+  return times[times.size() / 2];
+}
+
+} // namespace rvnn::cli

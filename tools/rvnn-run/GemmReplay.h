@@ -1,0 +1,47 @@
+#ifndef RVNN_TOOLS_RVNN_RUN_GEMMREPLAY_H
+#define RVNN_TOOLS_RVNN_RUN_GEMMREPLAY_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <ATen/record_function.h>
+#include <c10/core/ScalarType.h>
+
+namespace rvnn::cli {
+
+/// One BLAS-backed ATen call (mm, addmm, bmm, baddbmm, mv, addmv, dot and
+/// their in-place forms): the function and its tensor operands' sizes,
+/// strides (which say what the BLAS sees transposed) and element type.
+struct GemmCall {
+  std::string function; ///< "mm", "addmm", ... (in-place forms as these)
+  std::vector<std::vector<int64_t>> sizes, strides;
+  c10::ScalarType dtype = c10::ScalarType::Float;
+};
+
+/// Records the GEMM calls that this thread makes into ATen while it lives
+/// (an ATen RecordFunction observer): whatever issues them, the executor's
+/// gemm, a vjp rule, ATen's own backward or the deferred weight gradients.
+class GemmRecorder {
+public:
+  GemmRecorder();
+  ~GemmRecorder();
+  GemmRecorder(const GemmRecorder &) = delete;
+  GemmRecorder &operator=(const GemmRecorder &) = delete;
+
+  std::vector<GemmCall> calls;
+
+private:
+  at::CallbackHandle handle;
+};
+
+/// The time `calls` take by themselves, issued again in order on operands of
+/// the same sizes, strides and type (random values; one buffer per distinct
+/// shape): a floor for the step that made them under the same BLAS and
+/// thread setting. Milliseconds, the median of `rounds` replays after one
+/// warm-up replay.
+double replayGemmsMs(const std::vector<GemmCall> &calls, int rounds = 3);
+
+} // namespace rvnn::cli
+
+#endif // RVNN_TOOLS_RVNN_RUN_GEMMREPLAY_H
