@@ -33,8 +33,10 @@ void rvnn::buildCompilePipeline(OpPassManager &pm,
   pm.addPass(exec::createRvnnExecDifferentiate());
   // The derived functions query sizes per value; share the duplicates.
   pm.addPass(createCSEPass());
-  // The backward functions fuse like the forward.
-  pm.addPass(exec::createRvnnExecFuseElementwise());
+  // The backward functions fuse like the forward; groups are final now (the
+  // dropouts are split), so a gelu left alone gets its own kernel.
+  pm.addPass(exec::createRvnnExecFuseElementwise(
+      exec::RvnnExecFuseElementwiseOptions{/*loneGelu=*/true}));
   pm.addPass(exec::createRvnnExecOutlineKernels());
   pm.addPass(exec::createRvnnExecCheckContract());
 }

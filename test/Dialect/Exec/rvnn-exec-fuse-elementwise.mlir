@@ -1,4 +1,5 @@
 // RUN: rvnn-opt %s -rvnn-exec-fuse-elementwise -split-input-file | FileCheck %s
+// RUN: rvnn-opt %s -rvnn-exec-fuse-elementwise=lone-gelu -split-input-file | FileCheck %s --check-prefix=LONE
 
 // A GRC cell's gating (three sigmoid gates, products, sum) becomes ONE
 // dispatch; the layer norm after it and the gate with a broadcast [N, 1]
@@ -190,4 +191,26 @@ rvnn_exec.func @named(%x: tensor<4xf32>) -> tensor<4xf32> {
   %e = rvnn_exec.elementwise <exp> %d : tensor<4xf32>
   %s = rvnn_exec.elementwise <sqrt> %e : tensor<4xf32>
   rvnn_exec.return %s : tensor<4xf32>
+}
+
+// -----
+
+// With lone-gelu, a gelu that no other op joins becomes a dispatch of its
+// own (its generated erf outruns ATen's); without it, and for any other
+// lone op, nothing changes.
+// CHECK-LABEL: rvnn_exec.func @lone
+// CHECK-NOT: rvnn_exec.dispatch
+// LONE-LABEL: rvnn_exec.func @lone
+// LONE-SAME: (%[[X:.*]]: tensor<?x64xf32>)
+// LONE: %[[G:.*]] = rvnn_exec.dispatch "lone_k0"(%[[X]])
+// LONE-NEXT: ^bb0(%[[A:.*]]: tensor<?x64xf32>):
+// LONE-NEXT: %[[Y:.*]] = rvnn_exec.gelu %[[A]]
+// LONE-NEXT: rvnn_exec.yield %[[Y]]
+// LONE: %[[S:.*]] = rvnn_exec.sigmoid %[[X]]
+// LONE-NOT: rvnn_exec.dispatch
+// LONE: rvnn_exec.return %[[G]], %[[S]]
+rvnn_exec.func @lone(%x: tensor<?x64xf32>) -> (tensor<?x64xf32>, tensor<?x64xf32>) {
+  %g = rvnn_exec.gelu %x : tensor<?x64xf32>
+  %s = rvnn_exec.sigmoid %x : tensor<?x64xf32>
+  rvnn_exec.return %g, %s : tensor<?x64xf32>, tensor<?x64xf32>
 }

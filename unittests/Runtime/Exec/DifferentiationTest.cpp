@@ -474,6 +474,23 @@ TEST(Vjp, SliceRuleMatchesAutograd) {
   expectFastRuleMatchesAutograd(c,
                                 {uniformDoubles({3, 5}, -1, 1, 17), int64_t{1}},
                                 uniformDoubles({2}, -1, 1, 18));
+  // Unit-stride windows that leave one dim partial (only the rest of that
+  // dim is zeroed): columns off..off+1, and row 1 with its dim dropped.
+  c.attrs["static_offsets"] = {0, kDynamic};
+  c.attrs["static_sizes"] = {3, 2};
+  c.attrs["static_strides"] = {1, 1};
+  c.attrs["dropped_dims"] = std::vector<int64_t>{};
+  c.resultType = f64({3, 2});
+  expectFastRuleMatchesAutograd(c,
+                                {uniformDoubles({3, 5}, -1, 1, 19), int64_t{2}},
+                                uniformDoubles({3, 2}, -1, 1, 20));
+  c.attrs["static_offsets"] = {kDynamic, 0};
+  c.attrs["static_sizes"] = {1, 5};
+  c.attrs["dropped_dims"] = {0};
+  c.resultType = f64({5});
+  expectFastRuleMatchesAutograd(c,
+                                {uniformDoubles({3, 5}, -1, 1, 21), int64_t{1}},
+                                uniformDoubles({5}, -1, 1, 22));
 }
 
 namespace {
