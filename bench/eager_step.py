@@ -40,6 +40,14 @@ import time
 import torch
 
 from listops_training import Lookahead, make_batch, read_listops
+from logic_data import make_pair_batch, read_logic
+
+# Per task: the reader, the batcher and a row's length in tokens.
+TASKS = {
+    "listops": (read_listops, make_batch, lambda ids: len(ids)),
+    "logic": (read_logic, make_pair_batch,
+              lambda sides: max(len(ids) for ids in sides)),
+}
 
 
 def make_optimiser(params, training):
@@ -128,8 +136,11 @@ def main():
     reference = importlib.import_module(args.model)
     with open(args.config) as f:
         config = json.load(f)
-    if config.get("task", "listops") != "listops":
-        sys.exit(f"{args.config}: only the listops task is supported")
+    task = config.get("task", "listops")
+    if task not in TASKS:
+        sys.exit(f"{args.config}: task {task!r} is not supported "
+                 f"(supported: {', '.join(TASKS)})")
+    read_rows, make_rows_batch, row_length = TASKS[task]
     training = config.get("training", {})
     clip = training.get("clip", 1.0)
     mode = {}
@@ -153,11 +164,11 @@ def main():
 
     results = []
     for path in [p for p in args.data.split(",") if p]:
-        rows = read_listops(path)
-        lengths = [len(ids) for ids, _ in rows]
+        rows = read_rows(path)
+        lengths = [row_length(ids) for ids, _ in rows]
         for batch_size in batch_sizes:
-            batches = [make_batch([rows[(k * batch_size + j) % len(rows)]
-                                   for j in range(batch_size)])
+            batches = [make_rows_batch([rows[(k * batch_size + j) % len(rows)]
+                                        for j in range(batch_size)])
                        for k in range(args.warmup + args.steps)]
             params = {name: value.clone().requires_grad_()
                       for name, value in initial.items()}

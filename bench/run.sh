@@ -22,8 +22,8 @@
 #   rvnn-ref-nodrop  the same with --kernels reference
 #   eager-nodrop     bench/eager_step.py (the reference without dropout: the
 #                    same arithmetic as rvnn-nodrop; first losses must agree)
-# (eager and eager-nodrop only for ListOps, which is all eager_step.py
-# reads) and the step times of all rounds are pooled. Prints medians, the
+# (eager and eager-nodrop where bench/reference has the model) and the step
+# times of all rounds are pooled. Prints medians, the
 # ratios generated/eager, reference/eager and generated/reference of both
 # trios, recompute's time and memory growth against eager's, and the profile of the no-dropout rvnn runs (dispatches per
 # recursion step, backward autograd nodes, GEMM floor), and writes
@@ -138,13 +138,11 @@ print(json.load(open(sys.argv[1])).get("task", "listops"))' "$config")
     tail -5 "$mdir/log" >&2
     continue
   fi
-  # The eager baselines need bench/reference/<model>.py and ListOps data
-  # (eager_step.py reads nothing else); eager (dropout) also a training mode.
+  # The eager baselines need bench/reference/<model>.py; eager (dropout)
+  # also a training mode.
   impls=(rvnn rvnn-ref rvnn-rc rvnn-nodrop rvnn-ref-nodrop)
   no_eager=
-  if [ "$task" != listops ]; then
-    no_eager="eager_step.py reads only ListOps ($model's task: $task)"
-  elif [ ! -f "$root/bench/reference/$model.py" ]; then
+  if [ ! -f "$root/bench/reference/$model.py" ]; then
     no_eager="no bench/reference/$model.py"
   elif "$python" -c 'import inspect, sys; sys.path.insert(0, sys.argv[1])
 import importlib; m = importlib.import_module(sys.argv[2])
