@@ -22,6 +22,18 @@ constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 torch::Tensor sourceRows(const torch::Tensor &idx, int64_t factor,
                          int64_t beams) {
   TORCH_CHECK(factor >= 1, "beam_gather: factor must be >= 1, got ", factor);
+  if (idx.device().is_cpu() && idx.scalar_type() == torch::kLong) {
+    // A few hundred indices at most: one loop, not five ATen calls.
+    torch::Tensor in = idx.contiguous();
+    torch::Tensor rows = at::empty({in.numel()}, in.options());
+    const int64_t *parent = in.data_ptr<int64_t>();
+    int64_t *row = rows.data_ptr<int64_t>();
+    const int64_t k = in.size(1);
+    for (int64_t n = 0; n < in.size(0); ++n)
+      for (int64_t j = 0; j < k; ++j)
+        row[n * k + j] = n * beams + parent[n * k + j] / factor;
+    return rows;
+  }
   torch::Tensor parents = factor == 1 ? idx : idx.div(factor, "trunc");
   torch::Tensor firstRow =
       at::arange(idx.size(0), idx.options()).mul_(beams).unsqueeze(1);
