@@ -1,11 +1,45 @@
 #include "rvnn/Runtime/Ops/Gating.h"
 
+#include <optional>
+#include <vector>
+
+#include <ATen/ExpandUtils.h>
+
 namespace rvnn::runtime::ops {
+
+namespace {
+
+/// Gates up to this many elements are checked for being all open or all
+/// shut on the CPU (a mask per row or per position; larger ones are gate
+/// values the model computes).
+constexpr int64_t kCheckedGateSize = 4096;
+
+/// The side a gate of constant `g` passes through unchanged, if it does:
+/// newValue where every weight is 1, oldValue where every weight is 0.
+/// Batch-1 recursions gate finished rows by their mask, and have none
+/// before the last step.
+std::optional<torch::Tensor> passedThrough(const torch::Tensor &g,
+                                           const torch::Tensor &newValue,
+                                           const torch::Tensor &oldValue) {
+  if (!g.device().is_cpu() || g.requires_grad() || g.numel() > kCheckedGateSize)
+    return std::nullopt;
+  const std::vector<int64_t> shape = at::infer_size(
+      at::infer_size(g.sizes(), newValue.sizes()), oldValue.sizes());
+  if (newValue.sizes() == shape && g.eq(1).all().item<bool>())
+    return newValue;
+  if (oldValue.sizes() == shape && g.eq(0).all().item<bool>())
+    return oldValue;
+  return std::nullopt;
+}
+
+} // namespace
 
 torch::Tensor gate(const torch::Tensor &g, const torch::Tensor &newValue,
                    const torch::Tensor &oldValue) {
+  if (std::optional<torch::Tensor> side = passedThrough(g, newValue, oldValue))
+    return *side;
   // One pass instead of four; ATen's lerp returns either end exactly for a
-  // weight of 0 or 1 (the masks that gate most of the time).
+  // weight of 0 or 1.
   return at::lerp(oldValue, newValue, g);
 }
 

@@ -19,6 +19,28 @@ TEST(GatingOps, GateBroadcastsAndInterpolates) {
   EXPECT_TRUE(at::allclose(y[0][2], 0.25 * fresh[0][2] + 0.75 * old[0][2]));
 }
 
+// An all-open or all-shut gate passes that side through (the same tensor),
+// unless the result would broadcast it to a larger shape; gradients still
+// reach every operand that takes part.
+TEST(GatingOps, ConstantGatesPassOneSideThrough) {
+  auto fresh = uniformDoubles({2, 3, 4}, -1, 1, 11);
+  auto old = uniformDoubles({2, 3, 4}, -1, 1, 12);
+  auto ones = at::ones({2, 1, 1}, at::kDouble);
+  auto zeros = at::zeros({2, 1, 1}, at::kDouble);
+  EXPECT_TRUE(ops::gate(ones, fresh, old).is_same(fresh));
+  EXPECT_TRUE(ops::gate(zeros, fresh, old).is_same(old));
+  auto row = uniformDoubles({1, 3, 4}, -1, 1, 13);
+  auto broadcast = ops::gate(ones, row, old);
+  EXPECT_EQ(broadcast.sizes(), old.sizes());
+  EXPECT_TRUE(at::equal(broadcast, row.expand_as(old)));
+  auto mixed = at::tensor({1.0, 0.0}, at::kDouble).view({2, 1, 1});
+  auto y = ops::gate(mixed, fresh, old);
+  EXPECT_TRUE(at::equal(y[0], fresh[0]) && at::equal(y[1], old[1]));
+  expectGradientsMatchFiniteDifferences(
+      [&](const Inputs &in) { return ops::gate(ones, in[0], in[1]); },
+      {fresh, old});
+}
+
 TEST(GatingOps, GateGradients) {
   expectGradientsMatchFiniteDifferences(
       [](const Inputs &in) { return ops::gate(in[0], in[1], in[2]); },
