@@ -27,7 +27,8 @@ if ! cmake -S "$root" -B "$build" -G Ninja -DRVNN_SANITIZE=ON \
   -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" >"$log" 2>&1; then
   tail -40 "$log"; exit 1
 fi
-if ! ninja -C "$build" >>"$log" 2>&1; then
+# RVNN_SANITIZE_JOBS: ninja's parallel jobs (default: ninja's own choice).
+if ! ninja -C "$build" ${RVNN_SANITIZE_JOBS:+-j "$RVNN_SANITIZE_JOBS"} >>"$log" 2>&1; then
   grep -v '^\[' "$log" | tail -80; exit 1
 fi
 echo "rvnn: build done"

@@ -44,13 +44,13 @@ json elementwise(const char *fn, std::vector<int64_t> operands, json result) {
 }
 
 json callOp(const std::string &callee, std::vector<int64_t> operands,
-            json results) {
+            JsonList results) {
   return op(exec::CallOp::name, std::move(operands), std::move(results),
             {{"callee", callee},
              {"forward", callee + "_fwd"},
              {"backward", callee + "_bwd"},
              {"grad_inputs", {0, 1}}},
-            json::array(), kCallLoc);
+            {}, kCallLoc);
 }
 
 json dropoutAttrs(double rate) {
@@ -63,8 +63,8 @@ json dropoutAttrs(double rate) {
 /// body applies `primalOp` (built from the body's argument ids and result
 /// id) to block arguments `first`, `first + 1`, ...
 json vjpOp(std::vector<int64_t> primals, std::vector<int64_t> cotangents,
-           std::vector<int64_t> gradInputs, json blockArgs, json primalOp,
-           json yielded, json results) {
+           std::vector<int64_t> gradInputs, JsonList blockArgs, json primalOp,
+           std::vector<int64_t> yielded, JsonList results) {
   std::vector<int64_t> operands = primals;
   operands.insert(operands.end(), cotangents.begin(), cotangents.end());
   return op(exec::VjpOp::name, operands, std::move(results),
@@ -102,7 +102,7 @@ Plan densePlan(const std::string &name, bool dropGrad = false) {
        vjpOp({0, 1}, {7}, {0, 1}, {value(8, x), value(9, w)},
              gemmOp({8, 9}, value(10, h)), {10}, {value(11, x), value(12, w)}),
        returnOp(grads)},
-      dropGrad ? json{x} : json{x, w});
+      dropGrad ? JsonList{x} : JsonList{x, w});
   json forward =
       function("forward", {value(0, x), value(1, w)},
                {callOp("f", {0, 1}, {value(2, h)}), returnOp({2})}, {h});
@@ -346,7 +346,7 @@ struct VjpCase {
 
 Plan vjpPlan(const VjpCase &c, bool throughAutograd, const std::string &name) {
   const int64_t numPrimals = static_cast<int64_t>(c.primalTypes.size());
-  json args = json::array(), blockArgs = json::array();
+  JsonList args, blockArgs;
   std::vector<int64_t> primals;
   for (int64_t i = 0; i < numPrimals; ++i) {
     args.push_back(value(i, c.primalTypes[i]));
@@ -359,7 +359,8 @@ Plan vjpPlan(const VjpCase &c, bool throughAutograd, const std::string &name) {
   for (int64_t use : c.uses)
     operands.push_back(numPrimals + 1 + use);
   const int64_t result = 2 * numPrimals + 1;
-  json body = {op(c.opName, operands, {value(result, c.resultType)}, c.attrs)};
+  JsonList body = {
+      op(c.opName, operands, {value(result, c.resultType)}, c.attrs)};
   int64_t yielded = result;
   if (throughAutograd) {
     body.push_back(
@@ -367,7 +368,7 @@ Plan vjpPlan(const VjpCase &c, bool throughAutograd, const std::string &name) {
     yielded = result + 1;
   }
   body.push_back(yieldOp({yielded}));
-  json grads = json::array();
+  JsonList grads;
   std::vector<int64_t> gradIds;
   for (size_t k = 0; k < c.gradInputs.size(); ++k) {
     gradIds.push_back(yielded + 1 + static_cast<int64_t>(k));

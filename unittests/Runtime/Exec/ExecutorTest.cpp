@@ -24,13 +24,13 @@ namespace {
 constexpr int64_t kDynamic = std::numeric_limits<int64_t>::min();
 
 /// A plan holding `@forward` with these arguments and body, as text.
-std::string planText(json args, json body) {
-  return planjson::planText(json::array(
-      {planjson::function("forward", std::move(args), std::move(body))}));
+std::string planText(JsonList args, JsonList body) {
+  return planjson::planText(
+      {planjson::function("forward", std::move(args), std::move(body))});
 }
 
 /// Writes a compiled-model directory holding `@forward` and loads it.
-Plan planOf(json args, json body, const std::string &name) {
+Plan planOf(JsonList args, JsonList body, const std::string &name) {
   return loadPlan(writeModel(
       name,
       {{"plan.json", "plan", planText(std::move(args), std::move(body))}}));
@@ -100,10 +100,9 @@ TEST(Executor, SliceRejectsDroppingALongerDim) {
 /// forward(h0, inc, halt, n) = recurse (h = h0) halting <per_sample>
 /// max_steps n { h' = h + inc; yield h' halt %halt }.
 Plan haltingPlan() {
-  json body = {
-      op(exec::ElementwiseOp::name, {5, 1}, {value(6, type("f32", {-1}))},
-         {{"fn", "add"}}),
-      op(exec::YieldOp::name, {6, 2}, json::array(), {{"has_halt", true}})};
+  JsonList body = {op(exec::ElementwiseOp::name, {5, 1},
+                      {value(6, type("f32", {-1}))}, {{"fn", "add"}}),
+                   op(exec::YieldOp::name, {6, 2}, {}, {{"has_halt", true}})};
   json recurse =
       op(exec::RecurseOp::name, {0, 3}, {value(7, type("f32", {-1}))},
          {{"halting", "per_sample"}, {"operandSegmentSizes", {1, 1}}},
@@ -141,13 +140,13 @@ TEST(Executor, AllHaltedEndsTheLoopEarly) {
 /// forward(h0, limit, one, n): h counts up by `one` until it reaches the
 /// sample's limit; the body reads the batch only through its state (h, limit).
 Plan countingPlan() {
-  json body = {
+  JsonList body = {
       op(exec::BroadcastLikeOp::name, {2, 5}, {value(7, type("f32", {-1}))}),
       op(exec::ElementwiseOp::name, {5, 7}, {value(8, type("f32", {-1}))},
          {{"fn", "add"}}),
       op(exec::CompareOp::name, {8, 6}, {value(9, type("i1", {-1}))},
          {{"predicate", "oge"}}),
-      op(exec::YieldOp::name, {8, 6, 9}, json::array(), {{"has_halt", true}})};
+      op(exec::YieldOp::name, {8, 6, 9}, {}, {{"has_halt", true}})};
   json recurse =
       op(exec::RecurseOp::name, {0, 1, 3},
          {value(10, type("f32", {-1})), value(11, type("f32", {-1}))},
@@ -217,10 +216,11 @@ TEST(Executor, WrongInputShapeNamesTheArgument) {
 /// forward(a, b) = dispatch "forward_k0" (a, b) { sigmoid(x) * y }, without
 /// a kernel library (a hand-written model has none).
 Plan dispatchPlan() {
-  json body = {op(exec::SigmoidOp::name, {2}, {value(4, type("f32", {-1}))}),
-               op(exec::ElementwiseOp::name, {4, 3},
-                  {value(5, type("f32", {-1}))}, {{"fn", "mul"}}),
-               op(exec::YieldOp::name, {5}, json::array())};
+  JsonList body = {
+      op(exec::SigmoidOp::name, {2}, {value(4, type("f32", {-1}))}),
+      op(exec::ElementwiseOp::name, {4, 3}, {value(5, type("f32", {-1}))},
+         {{"fn", "mul"}}),
+      op(exec::YieldOp::name, {5}, {})};
   json dispatch =
       op(exec::DispatchOp::name, {0, 1}, {value(6, type("f32", {-1}))},
          {{str(exec::DispatchOp::attr::kernel), "forward_k0"}},
@@ -290,9 +290,8 @@ TEST(Loader, OpOutsideTheContractIsRejected) {
 
 TEST(Loader, ContractOpWithoutHandlerIsRejected) {
   // rvnn_exec.param declares a parameter at the top level; it never runs.
-  Plan plan = planOf(json::array(),
-                     {op(exec::ParamOp::name, {}, json::array()), returnOp({})},
-                     "param");
+  Plan plan =
+      planOf({}, {op(exec::ParamOp::name, {}, {}), returnOp({})}, "param");
   try {
     run(plan, {});
     FAIL() << "a param op in a function body must be rejected";

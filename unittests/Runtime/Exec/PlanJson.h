@@ -23,6 +23,11 @@ namespace rvnn::runtime::planjson {
 
 using nlohmann::json;
 
+/// A JSON array built element by element. Lists are passed as this, never as
+/// `json`: `json{v}` with one json element `v` is `[v]` with GCC but a copy of
+/// `v` with clang (CWG 2137), so a one-element list would silently differ.
+using JsonList = std::vector<json>;
+
 inline std::string str(std::string_view text) { return std::string(text); }
 
 inline json type(const std::string &dtype, std::vector<int64_t> shape,
@@ -35,24 +40,23 @@ inline json value(int64_t id, json valueType) {
 }
 
 inline json op(std::string_view opName, std::vector<int64_t> operands,
-               json results, json attrs = json::object(),
-               json regions = json::array(),
-               std::string_view loc = "test.mlir:1:1") {
+               JsonList results, json attrs = json::object(),
+               JsonList regions = {}, std::string_view loc = "test.mlir:1:1") {
   return {{"op", str(opName)}, {"operands", operands}, {"results", results},
           {"attrs", attrs},    {"regions", regions},   {"loc", str(loc)}};
 }
 
 inline json returnOp(std::vector<int64_t> operands) {
-  return op(contract::ops::ReturnOp::name, std::move(operands), json::array());
+  return op(contract::ops::ReturnOp::name, std::move(operands), {});
 }
 
 inline json yieldOp(std::vector<int64_t> operands) {
-  return op(contract::ops::YieldOp::name, std::move(operands), json::array());
+  return op(contract::ops::YieldOp::name, std::move(operands), {});
 }
 
 /// One plan function: `args` are values, `resultTypes` types.
-inline json function(const std::string &name, json args, json body,
-                     json resultTypes = json::array()) {
+inline json function(const std::string &name, JsonList args, JsonList body,
+                     JsonList resultTypes = {}) {
   return {{"name", name},
           {"args", std::move(args)},
           {"body", std::move(body)},
@@ -60,7 +64,7 @@ inline json function(const std::string &name, json args, json body,
 }
 
 /// plan.json text holding `functions`.
-inline std::string planText(json functions) {
+inline std::string planText(JsonList functions) {
   json plan = {{"format", str(contract::kPlanFormat)},
                {"version", contract::kFormatVersion},
                {"params", json::array()},
@@ -93,7 +97,7 @@ writeModel(const std::string &name,
 }
 
 /// Writes and loads a compiled model holding `functions`.
-inline Plan planWith(json functions, const std::string &name) {
+inline Plan planWith(JsonList functions, const std::string &name) {
   return loadPlan(writeModel(
       name, {{"plan.json", "plan", planText(std::move(functions))}}));
 }

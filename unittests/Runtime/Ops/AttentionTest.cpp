@@ -138,8 +138,10 @@ TEST(AttentionOps, GeometricAttentionFusedKernelMatchesReference) {
   auto mask = at::ones({3, s}, kDouble);
   mask.slice(1, 20) = 0;
   mask.slice(1, 1).select(0, 2) = 0;
-  for (auto [dtype, tol] :
-       {std::pair{torch::kFloat, 1e-4}, std::pair{torch::kDouble, 1e-10}})
+  for (auto [type, tol] :
+       {std::pair{torch::kFloat, 1e-4}, std::pair{torch::kDouble, 1e-10}}) {
+    // A named copy: C++17 lambdas cannot capture a structured binding.
+    const torch::ScalarType dtype = type;
     for (bool normalize : {false, true}) {
       SCOPED_TRACE(std::string(c10::toString(dtype)) +
                    (normalize ? " normalized" : " unnormalized"));
@@ -171,6 +173,7 @@ TEST(AttentionOps, GeometricAttentionFusedKernelMatchesReference) {
             << ": max difference "
             << (fused[i] - reference[i]).abs().max().item<double>();
     }
+  }
 }
 
 TEST(AttentionOps, MaskedAttentionMatchesSoftmaxOverOpenKeys) {
@@ -251,8 +254,10 @@ TEST(AttentionOps, NeighbourRetrieveCpuKernelMatchesReference) {
   auto mask = at::ones({4, 9}, kDouble);
   mask[1].narrow(0, 6, 3).zero_();
   auto dy = uniformDoubles({4, 9, 9}, -1, 1, 32);
-  for (auto [dtype, tol] :
-       {std::pair{at::kFloat, 1e-6}, std::pair{at::kDouble, 1e-14}})
+  for (auto [type, tol] :
+       {std::pair{at::kFloat, 1e-6}, std::pair{at::kDouble, 1e-14}}) {
+    // A named copy: C++17 lambdas cannot capture a structured binding.
+    const at::ScalarType dtype = type;
     for (auto direction : {ops::Direction::Left, ops::Direction::Right}) {
       SCOPED_TRACE(std::string(c10::toString(dtype)) +
                    (direction == ops::Direction::Left ? " left" : " right"));
@@ -274,6 +279,7 @@ TEST(AttentionOps, NeighbourRetrieveCpuKernelMatchesReference) {
       EXPECT_TRUE(at::allclose(*graphFree, reference[1], tol, tol))
           << "graph-free backward";
     }
+  }
 }
 
 TEST(AttentionOps, NeighbourRetrieveGradients) {

@@ -60,8 +60,10 @@ TEST(RecursionOps, PairMergeGradients) {
 // gradient, and a recorded backward (create_graph) for double backward; in
 // float and double, with leading dims and a broadcast candidate.
 TEST(RecursionOps, PairMergeCpuKernelMatchesReference) {
-  for (auto [dtype, tol] :
-       {std::pair{at::kFloat, 1e-5}, std::pair{at::kDouble, 1e-12}})
+  for (auto [type, tol] :
+       {std::pair{at::kFloat, 1e-5}, std::pair{at::kDouble, 1e-12}}) {
+    // A named copy: C++17 lambdas cannot capture a structured binding.
+    const at::ScalarType dtype = type;
     for (int64_t candRows : {6, 1}) {
       SCOPED_TRACE(std::string(c10::toString(dtype)) + " cand rows " +
                    std::to_string(candRows));
@@ -100,6 +102,7 @@ TEST(RecursionOps, PairMergeCpuKernelMatchesReference) {
         EXPECT_TRUE(at::allclose(leaves[i].grad(), reference[2 + i], tol, tol))
             << "first-order gradient " << i;
     }
+  }
 }
 
 // The graph-free backward the vjp of pair_merge runs: the reference's
