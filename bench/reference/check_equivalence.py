@@ -10,6 +10,12 @@ largest absolute error within --rtol of its largest absolute value.
 Each reference module defines `loss(params, inputs, labels) -> scalar tensor`
 with `params` a dict of float64 tensors named as the model's rvnn.param
 symbols, `inputs` the model's @forward inputs (i64 tokens, float64 masks).
+
+With --training the dump is `dump-grads --training` of a model compiled with
+every dropout rate 0, and the reference runs `loss(..., training=True,
+dropout=<all rates 0>)`: the training-mode forward without its randomness,
+for models whose training mode differs otherwise (BT-GRC OneSoft's soft
+beam).
 Runs with Debian's python3-torch (/usr/bin/python3).
 """
 import argparse
@@ -29,6 +35,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--model", required=True, help="bench/reference module")
     parser.add_argument("--rtol", type=float, default=1e-4)
+    parser.add_argument("--training", action="store_true",
+                        help="compare the training-mode loss, no dropout")
     parser.add_argument("dump", help="rvnn-run dump-grads output")
     args = parser.parse_args()
 
@@ -44,7 +52,11 @@ def main():
               for i, entry in enumerate(dump["inputs"])]
     labels = decode(dump["labels"], torch.int64)
 
-    loss = reference.loss(params, inputs, labels)
+    mode = {}
+    if args.training:
+        mode = {"training": True,
+                "dropout": {"in": 0.0, "cell": 0.0, "out": 0.0}}
+    loss = reference.loss(params, inputs, labels, **mode)
     loss.backward()
 
     ok = True

@@ -174,6 +174,14 @@ torch::Tensor sumToLike(const Tensor &input, const Tensor &like) {
   return input.sum_to_size(like.sizes());
 }
 
+void modeSelect(Executor &executor, const PlanOp &op, Frame &frame) {
+  using ModeSelect = exec::ModeSelectOp;
+  frame.setResult(op, 0,
+                  frame.tensor(op, executor.context().training
+                                       ? ModeSelect::operand::training
+                                       : ModeSelect::operand::evaluation));
+}
+
 void softmax(Executor &, const PlanOp &op, Frame &frame) {
   frame.setResult(
       op, 0,
@@ -284,6 +292,7 @@ void registerKernelOps(OpRegistry &r) {
   r[exec::GeluOp::name] = tensors<1>(ops::gelu);
   r[exec::SigmoidOp::name] = tensors<1>(ops::sigmoid);
   r[exec::ReluOp::name] = tensors<1>(ops::relu);
+  r[exec::ModeSelectOp::name] = modeSelect;
   r[exec::SoftmaxOp::name] = softmax;
   r[exec::MaskedSoftmaxOp::name] = maskedSoftmax;
   r[exec::CrossEntropyOp::name] = tensors<2>(ops::crossEntropy);

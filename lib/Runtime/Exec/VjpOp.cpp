@@ -235,6 +235,22 @@ beamAccumulateRule(Executor &, const PlanOp &op, const Frame &frame,
   return grads;
 }
 
+/// mode_select passes the cotangent to the operand the mode selected (the
+/// backward runs in the mode of its forward); the other one's is zero.
+std::optional<std::vector<Tensor>>
+modeSelectRule(Executor &executor, const PlanOp &op, const Frame &,
+               const std::vector<Tensor> &cotangents,
+               const std::vector<bool> &wanted) {
+  using ModeSelect = exec::ModeSelectOp;
+  const size_t selected = executor.context().training
+                              ? ModeSelect::operand::training
+                              : ModeSelect::operand::evaluation;
+  std::vector<Tensor> grads(op.operands.size());
+  if (wanted[selected])
+    grads[selected] = cotangents.at(0);
+  return grads;
+}
+
 /// masked_softmax's backward from its inputs (ops::maskedSoftmaxBackward).
 std::optional<std::vector<Tensor>>
 maskedSoftmaxRule(Executor &, const PlanOp &op, const Frame &frame,
@@ -298,6 +314,7 @@ const std::map<std::string_view, FastRule> &fastRules() {
       {exec::BeamExpandOp::name, beamExpandRule},
       {exec::PairMergeOp::name, pairMergeRule},
       {exec::BeamAccumulateOp::name, beamAccumulateRule},
+      {exec::ModeSelectOp::name, modeSelectRule},
       {exec::MaskedSoftmaxOp::name, maskedSoftmaxRule},
       {exec::NeighbourRetrieveOp::name, neighbourRetrieveRule},
   };

@@ -4,6 +4,8 @@
 
 #include <limits>
 
+#include <torch/autograd.h>
+
 namespace rvnn::runtime::ops {
 
 torch::Tensor linear(const torch::Tensor &x, const torch::Tensor &w,
@@ -65,22 +67,75 @@ torch::Tensor softmax(const torch::Tensor &x, int64_t dim) {
   return at::softmax(x, dim);
 }
 
-torch::Tensor maskedSoftmax(const torch::Tensor &x, const torch::Tensor &mask,
-                            int64_t dim) {
+namespace {
+
+torch::Tensor maskedSoftmaxFormula(const torch::Tensor &x,
+                                   const torch::Tensor &mask, int64_t dim) {
   auto p = at::softmax(x, dim) * mask + 1e-20;
   return p / p.sum(dim, /*keepdim=*/true);
+}
+
+/// masked_softmax with maskedSoftmaxBackward as its backward: autograd
+/// through the formula would give masked entries the rounding noise of
+/// softmax's backward (in float32 enough to move BT-GRC's padding
+/// gradients) instead of their O(1e-20) values.
+struct MaskedSoftmaxFunction
+    : public torch::autograd::Function<MaskedSoftmaxFunction> {
+  static torch::Tensor forward(torch::autograd::AutogradContext *ctx,
+                               const torch::Tensor &x,
+                               const torch::Tensor &mask, int64_t dim) {
+    ctx->save_for_backward({x, mask});
+    ctx->saved_data["dim"] = dim;
+    return maskedSoftmaxFormula(x, mask, dim);
+  }
+
+  static torch::autograd::variable_list
+  backward(torch::autograd::AutogradContext *ctx,
+           torch::autograd::variable_list grads) {
+    const auto saved = ctx->get_saved_variables();
+    const int64_t dim = ctx->saved_data["dim"].toInt();
+    // A recorded backward (create_graph) differentiates the formula itself.
+    if (at::GradMode::is_enabled()) {
+      torch::Tensor p = maskedSoftmaxFormula(saved[0], saved[1], dim);
+      auto g = torch::autograd::grad({p}, {saved[0], saved[1]}, {grads[0]},
+                                     /*retain_graph=*/true,
+                                     /*create_graph=*/true,
+                                     /*allow_unused=*/true);
+      return {g[0], g[1], torch::Tensor()};
+    }
+    auto [dx, dmask] = maskedSoftmaxBackward(saved[0], saved[1], dim, grads[0]);
+    return {dx, dmask, torch::Tensor()};
+  }
+};
+
+} // namespace
+
+torch::Tensor maskedSoftmax(const torch::Tensor &x, const torch::Tensor &mask,
+                            int64_t dim) {
+  return MaskedSoftmaxFunction::apply(x, mask, dim);
 }
 
 std::tuple<torch::Tensor, torch::Tensor>
 maskedSoftmaxBackward(const torch::Tensor &x, const torch::Tensor &mask,
                       int64_t dim, const torch::Tensor &dy) {
   const torch::Tensor s = at::softmax(x, dim);
-  const torch::Tensor u = s * mask + 1e-20;
+  const torch::Tensor ms = s * mask;
+  const torch::Tensor u = ms + 1e-20;
   const torch::Tensor z = u.sum(dim, /*keepdim=*/true);
   const torch::Tensor p = u / z;
   const torch::Tensor du = (dy - (dy * p).sum(dim, /*keepdim=*/true)) / z;
   const torch::Tensor ds = du * mask;
-  torch::Tensor dx = s * (ds - (ds * s).sum(dim, /*keepdim=*/true));
+  // Σ ds·s is O(1e-20), but summed as written it is a difference of O(1)
+  // terms whose rounding noise becomes every masked entry's dx = -s·Σ ds·s
+  // (in float32, enough to move BT-GRC's padding gradients). In closed form,
+  // with A = Σ dy·mask·s, D = Σ dy, M = Σ mask·s and Z = M + n·1e-20:
+  // Σ ds·s = (1e-20 / Z)·(n·A - D·M) / Z, with no cancellation of O(1) terms.
+  const double n = static_cast<double>(x.size(dim));
+  const torch::Tensor a = (dy * ms).sum(dim, /*keepdim=*/true);
+  const torch::Tensor d = dy.sum(dim, /*keepdim=*/true);
+  const torch::Tensor m = ms.sum(dim, /*keepdim=*/true);
+  const torch::Tensor dsDotS = (1e-20 / z) * (n * a - d * m) / z;
+  torch::Tensor dx = s * (ds - dsDotS);
   return {dx, (du * s).sum_to_size(mask.sizes())};
 }
 

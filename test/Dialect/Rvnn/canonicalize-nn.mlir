@@ -79,3 +79,29 @@ func.func @broadcast_like_kept(%x: tensor<4x1xf32>, %r: tensor<4x5xf32>) -> tens
   %y = rvnn.broadcast_like %x, %r : (tensor<4x1xf32>, tensor<4x5xf32>) -> tensor<4x5xf32>
   return %y : tensor<4x5xf32>
 }
+
+// -----
+
+// Selecting one value in both modes is that value.
+// CHECK-LABEL: func.func @mode_select_same
+// CHECK-SAME: (%[[X:.*]]: tensor<?x5xf32>
+// CHECK-NOT: rvnn.mode_select
+// CHECK: return %[[X]]
+func.func @mode_select_same(%x: tensor<?x5xf32>) -> tensor<?x5xf32> {
+  %y = rvnn.mode_select %x, %x : tensor<?x5xf32>
+  return %y : tensor<?x5xf32>
+}
+
+// -----
+
+// Different values stay; two selections of the same values merge.
+// CHECK-LABEL: func.func @mode_select_kept
+// CHECK: rvnn.mode_select
+// CSE-LABEL: func.func @mode_select_kept
+// CSE-COUNT-1: rvnn.mode_select
+// CSE-NOT: rvnn.mode_select
+func.func @mode_select_kept(%a: tensor<?x5xf32>, %b: tensor<?x5xf32>) -> (tensor<?x5xf32>, tensor<?x5xf32>) {
+  %x = rvnn.mode_select %a, %b : tensor<?x5xf32>
+  %y = rvnn.mode_select %a, %b : tensor<?x5xf32>
+  return %x, %y : tensor<?x5xf32>, tensor<?x5xf32>
+}

@@ -326,3 +326,19 @@ func.func @pool_kind(%h: tensor<?x?x128xf32>, %m: tensor<?x?xf32>) -> tensor<?x1
   %y = rvnn.pool sum %h, %m : (tensor<?x?x128xf32>, tensor<?x?xf32>) -> tensor<?x128xf32>
   return %y : tensor<?x128xf32>
 }
+
+// -----
+
+func.func @mode_select_types(%a: tensor<4x5xf32>, %b: tensor<4x6xf32>) -> tensor<4x5xf32> {
+  // expected-error @below {{requires the same type for all operands and results}}
+  %y = "rvnn.mode_select"(%a, %b) : (tensor<4x5xf32>, tensor<4x6xf32>) -> tensor<4x5xf32>
+  return %y : tensor<4x5xf32>
+}
+
+// -----
+
+func.func @mode_select_integer(%a: tensor<4xi64>, %b: tensor<4xi64>) -> tensor<4xi64> {
+  // expected-error @below {{operand #0 must be ranked tensor of 32-bit float or 64-bit float values}}
+  %y = "rvnn.mode_select"(%a, %b) : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
+  return %y : tensor<4xi64>
+}

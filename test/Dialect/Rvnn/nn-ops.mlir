@@ -157,3 +157,12 @@ func.func @pool(%h: tensor<?x?x128xf32>, %mask: tensor<?x?xf32>) -> (tensor<?x12
   %3 = rvnn.pool max %h, %mask : (tensor<?x?x128xf32>, tensor<?x?xf32>) -> tensor<?x128xf32>
   return %0, %1, %2, %3 : tensor<?x128xf32>, tensor<?x128xf32>, tensor<?x128xf32>, tensor<?x128xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @mode_select
+func.func @mode_select(%soft: tensor<?x1x?xf32>, %hard: tensor<?x1x?xf32>) -> tensor<?x1x?xf32> {
+  // CHECK: rvnn.mode_select %{{.*}}, %{{.*}} : tensor<?x1x?xf32>
+  %w = rvnn.mode_select %soft, %hard : tensor<?x1x?xf32>
+  return %w : tensor<?x1x?xf32>
+}

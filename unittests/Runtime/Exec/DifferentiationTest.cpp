@@ -384,17 +384,20 @@ Plan vjpPlan(const VjpCase &c, bool throughAutograd, const std::string &name) {
 }
 
 /// The cotangents of `c`'s grad_inputs, by the fast rule or (with
-/// `throughAutograd`) the autograd rule; checks that the fast rule did not
-/// run the primal op while the autograd rule did.
+/// `throughAutograd`) the autograd rule, in evaluation or (with `training`)
+/// training mode; checks that the fast rule did not run the primal op while
+/// the autograd rule did.
 std::vector<RuntimeValue> vjpGrads(const VjpCase &c, bool throughAutograd,
                                    std::vector<RuntimeValue> primals,
-                                   const Tensor &cotangent) {
+                                   const Tensor &cotangent,
+                                   bool training = false) {
   primals.push_back(cotangent);
   Plan plan = vjpPlan(c, throughAutograd,
                       "vjp-" + c.opName.substr(c.opName.find('.') + 1));
   ExecutionProfile profile;
   ExecutionContext context;
   context.kernelMode = KernelMode::Reference;
+  context.training = training;
   context.profile = &profile;
   Executor executor = executorFor(plan, context);
   std::vector<RuntimeValue> results = executor.call("forward", primals);
@@ -716,7 +719,8 @@ bool fastRuleCovers(const std::string &opName) {
        {exec::GemmOp::name, exec::LayerNormOp::name, exec::SliceOp::name,
         exec::BeamGatherOp::name, exec::BeamExpandOp::name,
         exec::PairMergeOp::name, exec::BeamAccumulateOp::name,
-        exec::MaskedSoftmaxOp::name, exec::NeighbourRetrieveOp::name})
+        exec::MaskedSoftmaxOp::name, exec::NeighbourRetrieveOp::name,
+        exec::ModeSelectOp::name})
     if (opName == name)
       return true;
   return false;
@@ -959,4 +963,61 @@ TEST(DropoutMask, MultipliesToTheDropoutOfTheSameDraws) {
                       {"f64", {8, 16}, true}, attrs);
   EXPECT_TRUE(torch::equal(ones, torch::ones_like(x)));
   EXPECT_EQ(context.draws.offset, afterMask);
+}
+
+// mode_select's cotangent lands on the operand the mode selects, by the
+// fast rule, by autograd and by finite differences of <dy, result>; neither
+// operand's value is read (both may be shape witnesses).
+TEST(Vjp, ModeSelectRuleFollowsTheMode) {
+  VjpCase c{str(exec::ModeSelectOp::name),
+            {f64({2, 3}), f64({2, 3})},
+            {0, 1},
+            json::object(),
+            f64({2, 3}),
+            {0, 1}};
+  std::vector<RuntimeValue> primals{uniformDoubles({2, 3}, -1, 1, 71),
+                                    uniformDoubles({2, 3}, -1, 1, 72)};
+  Tensor dy = uniformDoubles({2, 3}, -1, 1, 73);
+  for (bool training : {true, false}) {
+    SCOPED_TRACE(training ? "training" : "evaluation");
+    ExecutionContext context;
+    context.training = training;
+    auto forward = [&](const std::vector<RuntimeValue> &operands) {
+      return runOp(context, exec::ModeSelectOp::name, operands,
+                   {"f64", {2, 3}, true});
+    };
+    const size_t selected = training ? 0 : 1;
+    EXPECT_TRUE(
+        torch::equal(forward(primals), std::get<Tensor>(primals[selected])));
+
+    // Central differences of <dy, result> in every element of each operand.
+    std::vector<RuntimeValue> numeric;
+    for (size_t operand : {0, 1}) {
+      Tensor grad = torch::zeros({2, 3}, torch::kDouble);
+      for (int64_t i = 0; i < 6; ++i) {
+        std::vector<RuntimeValue> shifted = primals;
+        double sides[2];
+        for (int side : {0, 1}) {
+          Tensor x = std::get<Tensor>(primals[operand]).clone();
+          x.view(-1)[i] += side ? 1e-6 : -1e-6;
+          shifted[operand] = x;
+          sides[side] = (forward(shifted) * dy).sum().item<double>();
+        }
+        grad.view(-1)[i] = (sides[1] - sides[0]) / 2e-6;
+      }
+      numeric.push_back(grad);
+    }
+    std::vector<RuntimeValue> fast = vjpGrads(c, false, primals, dy, training);
+    expectSameGrads(c, vjpGrads(c, true, primals, dy, training), fast,
+                    "autograd rule");
+    for (size_t k = 0; k < 2; ++k)
+      EXPECT_TRUE(torch::allclose(std::get<Tensor>(fast[k]),
+                                  std::get<Tensor>(numeric[k]), 1e-6, 1e-8))
+          << "operand " << k;
+    std::vector<RuntimeValue> witnessed = withShapeWitnesses(primals, {0, 1});
+    expectSameGrads(c, vjpGrads(c, false, witnessed, dy, training), fast,
+                    "fast rule on shape witnesses");
+    expectSameGrads(c, vjpGrads(c, true, witnessed, dy, training), fast,
+                    "autograd rule on shape witnesses");
+  }
 }

@@ -135,6 +135,53 @@ TEST(NNOps, MaskedSoftmaxGradients) {
       [&](const Inputs &in) { return ops::maskedSoftmax(in[0], mask); }, {x});
 }
 
+namespace {
+
+/// Rows of 12 logits, the last 5 masked, and one row entirely masked.
+torch::Tensor partialMask() {
+  auto mask = at::ones({4, 12}, kDouble);
+  mask.narrow(1, 7, 5).zero_();
+  mask[3].zero_();
+  return mask;
+}
+
+} // namespace
+
+TEST(NNOps, MaskedSoftmaxBackwardMatchesAutograd) {
+  auto x = uniformDoubles({4, 12}, -2, 2, 19).requires_grad_();
+  auto dy = uniformDoubles({4, 12}, -1, 1, 20);
+  auto mask = partialMask().requires_grad_();
+  // ATen autograd through the formula, in float64.
+  auto p = at::softmax(x, -1) * mask + 1e-20;
+  (p / p.sum(-1, /*keepdim=*/true)).backward(dy);
+  auto [dx, dmask] =
+      ops::maskedSoftmaxBackward(x.detach(), mask.detach(), -1, dy);
+  EXPECT_TRUE(at::allclose(dx, x.grad(), 1e-10, 1e-15));
+  EXPECT_TRUE(at::allclose(dmask, mask.grad(), 1e-10, 1e-15));
+}
+
+TEST(NNOps, MaskedSoftmaxBackwardKeepsMaskedGradientsTinyInFloat32) {
+  // A masked entry's true dx is O(1e-20); the float32 result must not carry
+  // the rounding noise of O(1) sums (about 1e-8 here with the sums written
+  // out, or through autograd of softmax), which BT-GRC's gradients amplify
+  // through its padding leaves.
+  auto x = uniformDoubles({4, 12}, -2, 2, 21);
+  auto dy = uniformDoubles({4, 12}, -1, 1, 22);
+  auto mask = partialMask();
+  auto exact = std::get<0>(ops::maskedSoftmaxBackward(x, mask, -1, dy));
+  auto single = std::get<0>(ops::maskedSoftmaxBackward(
+      x.to(at::kFloat), mask.to(at::kFloat), -1, dy.to(at::kFloat)));
+  auto error = (single.to(at::kDouble) - exact).abs();
+  EXPECT_LT((error * (1 - mask)).max().item<double>(), 1e-15);
+  EXPECT_LT(error.max().item<double>(), 1e-6);
+  // ATen autograd through the forward (the --kernels reference path) too.
+  auto x32 = x.to(at::kFloat).requires_grad_();
+  ops::maskedSoftmax(x32, mask.to(at::kFloat)).backward(dy.to(at::kFloat));
+  auto autogradError = (x32.grad().to(at::kDouble) - exact).abs();
+  EXPECT_LT((autogradError * (1 - mask)).max().item<double>(), 1e-15);
+  EXPECT_LT(autogradError.max().item<double>(), 1e-6);
+}
+
 TEST(NNOps, CrossEntropyIsMeanNegativeLogLikelihood) {
   auto logits = uniformDoubles({3, 4}, -2, 2, 18);
   auto labels = at::tensor({3, 0, 1}, kLong);

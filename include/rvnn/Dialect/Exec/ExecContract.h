@@ -431,6 +431,15 @@ struct MaskedSoftmaxOp {
   };
 };
 
+struct ModeSelectOp {
+  static constexpr std::string_view name = "rvnn_exec.mode_select";
+  static constexpr OpKind kind = OpKind::Kernel;
+  struct operand {
+    static constexpr std::size_t training = 0;
+    static constexpr std::size_t evaluation = 1;
+  };
+};
+
 struct NeighbourRetrieveOp {
   static constexpr std::string_view name = "rvnn_exec.neighbour_retrieve";
   static constexpr OpKind kind = OpKind::Kernel;
@@ -660,7 +669,7 @@ struct OpInfo {
 };
 
 // Every op, sorted by name.
-inline constexpr std::array<OpInfo, 54> kOps = {{
+inline constexpr std::array<OpInfo, 55> kOps = {{
     {ops::AllocOp::name, ops::AllocOp::kind},
     {ops::ArgMaxOp::name, ops::ArgMaxOp::kind},
     {ops::BalancedReduceOp::name, ops::BalancedReduceOp::kind},
@@ -695,6 +704,7 @@ inline constexpr std::array<OpInfo, 54> kOps = {{
     {ops::LayerNormOp::name, ops::LayerNormOp::kind},
     {ops::MaskedAttentionOp::name, ops::MaskedAttentionOp::kind},
     {ops::MaskedSoftmaxOp::name, ops::MaskedSoftmaxOp::kind},
+    {ops::ModeSelectOp::name, ops::ModeSelectOp::kind},
     {ops::NeighbourRetrieveOp::name, ops::NeighbourRetrieveOp::kind},
     {ops::OneHotOp::name, ops::OneHotOp::kind},
     {ops::PairMergeOp::name, ops::PairMergeOp::kind},

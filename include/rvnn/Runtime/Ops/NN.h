@@ -57,7 +57,9 @@ torch::Tensor maskedSoftmax(const torch::Tensor &x, const torch::Tensor &mask,
 /// The cotangents of maskedSoftmax's `x` and `mask` (summed to mask's shape)
 /// for the result's cotangent `dy`, without an autograd graph. With
 /// s = softmax(x), u = s·mask + 1e-20, Z = Σ u, p = u / Z:
-/// du = (dy - Σ dy·p) / Z, dx = s·(du·mask - Σ du·mask·s), dmask = du·s.
+/// du = (dy - Σ dy·p) / Z, dx = s·(du·mask - Σ du·mask·s), dmask = du·s,
+/// with Σ du·mask·s (mathematically O(1e-20)) in a closed form free of
+/// cancellation, so masked entries' dx keep their tiny true values in float32.
 std::tuple<torch::Tensor, torch::Tensor>
 maskedSoftmaxBackward(const torch::Tensor &x, const torch::Tensor &mask,
                       int64_t dim, const torch::Tensor &dy);

@@ -79,6 +79,10 @@ static SmallVector<ValueRead> valueReads(Operation *op) {
         return Reads{{marginalize.getRoots(),
                       {marginalize.getAccu(), marginalize.getBeamMask()}}};
       })
+      // Passes the cotangent to one operand; neither value is read.
+      .Case([](ModeSelectOp select) {
+        return Reads{{select.getTraining(), {}}, {select.getEvaluation(), {}}};
+      })
       // Every kind but max is linear in h for a given mask.
       .Case([](PoolOp pool) {
         if (pool.getKind() == mlir::rvnn::PoolKind::max)

@@ -290,6 +290,28 @@ OpFoldResult DropoutOp::fold(FoldAdaptor) {
 }
 
 //===----------------------------------------------------------------------===//
+// ModeSelectOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult ModeSelectOp::inferReturnTypeComponents(
+    MLIRContext *, std::optional<Location> location,
+    ModeSelectOp::Adaptor adaptor,
+    SmallVectorImpl<ShapedTypeComponents> &inferred) {
+  return inferSameAsInput(location, adaptor.getTraining(), inferred);
+}
+
+LogicalResult ModeSelectOp::verify() {
+  return verifyInferredShapes(getOperation());
+}
+
+OpFoldResult ModeSelectOp::fold(FoldAdaptor) {
+  // Both modes select the same value.
+  if (getTraining() == getEvaluation())
+    return getTraining();
+  return {};
+}
+
+//===----------------------------------------------------------------------===//
 // SoftmaxOp, MaskedSoftmaxOp
 //===----------------------------------------------------------------------===//
 

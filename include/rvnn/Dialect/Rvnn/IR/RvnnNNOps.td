@@ -178,6 +178,37 @@ def Rvnn_DropoutOp : Rvnn_ShapedOp<"dropout", [
   let hasFolder = 1;
 }
 
+def Rvnn_ModeSelectOp : Rvnn_ShapedOp<"mode_select", [
+    Pure, SameOperandsAndResultType]> {
+  let summary = "a value in training, another at evaluation";
+  let description = [{
+    The result is `training` when the model runs in training mode and
+    `evaluation` otherwise (the mode that switches dropout and Gumbel
+    noise). Both operands have the result's type; the cotangent flows to the
+    operand the mode selects (the other one's is zero).
+
+    For training-only relaxations that keep the shapes of their evaluation
+    form: BT-GRC OneSoft merges the beams beyond the top `beam - 1` into one
+    soft beam in training and truncates them at evaluation (model-specs §3),
+    by selecting the last row of its beam mixing weights.
+
+    The mode is fixed for a whole forward pass and its backward, so the op
+    is pure within one: CSE may merge two selections of the same values.
+
+    Folds to its operand when both operands are the same value.
+
+    Example:
+    ```mlir
+    %w = rvnn.mode_select %soft, %hard : tensor<?x1x?xf32>
+    ```
+  }];
+  let arguments = (ins Rvnn_FloatTensor:$training,
+                       Rvnn_FloatTensor:$evaluation);
+  let results = (outs Rvnn_FloatTensor:$result);
+  let assemblyFormat = "$training `,` $evaluation attr-dict `:` type($result)";
+  let hasFolder = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Activations
 //===----------------------------------------------------------------------===//

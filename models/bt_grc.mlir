@@ -1,0 +1,314 @@
+// BT-GRC: beam-tree GRC (model-specs §3 "BT-GRC") over the leaf states (§1),
+// with the ListOps head (§7). Hyperparameters (§8, ListOps): embedding =
+// hidden = 128, cell 512, dropout in / cell / out 0.1, beam 5.
+// Inputs: token ids and a float mask [N, S] (1 = real token, right padding).
+//
+// State per sample: B beams (B = 1 at the start, 5 after the first step) of a
+// sequence of S' node states, h [N, B, S', D]; beam scores accu [N, B] (0 at
+// the start) and beam_mask [N, B] (1 at the start). Step i (i = 0 .. S-2)
+// turns S' = S - i nodes into S' - 1 (every sample shrinks each step):
+//   1. compose every adjacent pair, cand_j = GRC(h_j, h_{j+1}) for the
+//      P = S' - 1 pairs [N, B, P, D], and score each composed parent,
+//      logit_j = Linear(D, 1)(cand_j); p = masked_softmax(logit, pair valid),
+//      pair j valid iff token i+1+j is real.
+//   2. each beam expands into its top k = min(P, beam) pairs (ranked by p,
+//      ties to the lower index, rvnn.topk's contract: equal tokens give equal
+//      pair scores; Gumbel noise on the scores in training only); child score
+//      accu + log(p_pick + 1e-20) (noise-free p); a finished sample (no valid
+//      pair, i.e. token i+1 is padding) keeps only child 0 in the beam mask.
+//   3. if B·k > beam, keep the top `beam` children by accu (masked beams never
+//      win; Gumbel noise in training).
+//   4. each kept child takes its parent beam's states and composed pairs and
+//      merges its selected pair in (rvnn.pair_merge, one-hot sel over the
+//      pairs); finished samples keep h[..., :-1, :] instead.
+// The last step (P = 1) has one pair: p = 1, accu unchanged, as §3 says.
+// Final: roots h[:, :, 0, :] marginalised over beams (rvnn.beam_marginalize).
+//
+// This differs from EBT-GRC (models/ebt_grc.mlir) only in steps 1 and 4:
+// the cell runs over all B·P pairs before the choice and the scorer reads
+// the composed parents, so gradients reach the cell through the scores too.
+//
+// Static k: rvnn.topk needs a static k, while §3's k = min(P, beam) shrinks
+// to 4, 3, 2, 1 over the last steps (and is below 5 from the start when
+// S <= 5). As in EBT-GRC, each step pads the pair axis with `beam` padding
+// entries (masked out of the ranking) and always draws 5 children per beam:
+// the children that pick a real pair are exactly §3's k children (same
+// picks, same order, same scores) and the padding children get beam_mask 0,
+// so they never win a beam slot over a real child and have zero weight in
+// the marginalisation. The beam selection of step 3 then always runs (top 5
+// of 5·B); where §3 skips it (B·k <= 5: the first step, whose children are
+// already in ranked order, and the last step, before the order-free
+// marginalisation) it keeps the same real children.
+//
+// The scorer's bias is left out: a constant added to every pair score
+// changes neither the masked softmax nor the ranking, so it is a no-op whose
+// gradient is identically zero.
+
+rvnn.param @embedding : tensor<16x128xf32> init normal(1.0)
+rvnn.param @leaf_w : tensor<128x128xf32> init xavier_uniform
+rvnn.param @leaf_b : tensor<128xf32> init zeros
+rvnn.param @leaf_gamma : tensor<128xf32> init ones
+rvnn.param @leaf_beta : tensor<128xf32> init zeros
+rvnn.param @score_w : tensor<1x128xf32> init xavier_uniform
+rvnn.param @cell_w1 : tensor<512x256xf32> init xavier_uniform
+rvnn.param @cell_b1 : tensor<512xf32> init zeros
+rvnn.param @cell_w2 : tensor<512x512xf32> init xavier_uniform
+rvnn.param @cell_b2 : tensor<512xf32> init zeros
+rvnn.param @cell_gamma : tensor<128xf32> init ones
+rvnn.param @cell_beta : tensor<128xf32> init zeros
+rvnn.param @head_w1 : tensor<128x128xf32> init xavier_uniform
+rvnn.param @head_b1 : tensor<128xf32> init zeros
+rvnn.param @head_w2 : tensor<10x128xf32> init xavier_uniform
+rvnn.param @head_b2 : tensor<10xf32> init zeros
+
+// The shared GRC cell (models/cells.mlir, model-specs §1).
+func.func private @grc_cell(tensor<?x?xf32>, tensor<?x?xf32>,
+                            tensor<?x?xf32>, tensor<?xf32>,
+                            tensor<?x?xf32>, tensor<?xf32>,
+                            tensor<?xf32>, tensor<?xf32>) -> tensor<?x?xf32>
+
+func.func @forward(%tokens: tensor<?x?xi64>, %mask: tensor<?x?xf32>)
+    -> tensor<?x10xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %zero = arith.constant dense<0.0> : tensor<f32>
+  %one = arith.constant dense<1.0> : tensor<f32>
+  %n = tensor.dim %tokens, %c0 : tensor<?x?xi64>
+  %s = tensor.dim %tokens, %c1 : tensor<?x?xi64>
+
+  // Leaf states (§1): embedding·mask, input dropout, LN(Linear(D, D)(·)).
+  %table = rvnn.param_get @embedding : tensor<16x128xf32>
+  %x = rvnn.embedding %table, %tokens
+      : (tensor<16x128xf32>, tensor<?x?xi64>) -> tensor<?x?x128xf32>
+  %mask3 = tensor.expand_shape %mask [[0], [1, 2]] output_shape [%n, %s, 1]
+      : tensor<?x?xf32> into tensor<?x?x1xf32>
+  %maskD = rvnn.broadcast_like %mask3, %x
+      : (tensor<?x?x1xf32>, tensor<?x?x128xf32>) -> tensor<?x?x128xf32>
+  %masked = arith.mulf %x, %maskD : tensor<?x?x128xf32>
+  %dropped = rvnn.dropout %masked {rate = 1.000000e-01 : f64}
+      : tensor<?x?x128xf32>
+  %leaf_w = rvnn.param_get @leaf_w : tensor<128x128xf32>
+  %leaf_b = rvnn.param_get @leaf_b : tensor<128xf32>
+  %leaf_gamma = rvnn.param_get @leaf_gamma : tensor<128xf32>
+  %leaf_beta = rvnn.param_get @leaf_beta : tensor<128xf32>
+  %proj = rvnn.linear %dropped, %leaf_w, %leaf_b
+      : (tensor<?x?x128xf32>, tensor<128x128xf32>, tensor<128xf32>)
+      -> tensor<?x?x128xf32>
+  %leaves = rvnn.layer_norm %proj, %leaf_gamma, %leaf_beta
+      : (tensor<?x?x128xf32>, tensor<128xf32>, tensor<128xf32>)
+      -> tensor<?x?x128xf32>
+
+  // Scorer (§3 BT): Linear(D, 1) over the composed parents.
+  %sw = rvnn.param_get @score_w : tensor<1x128xf32>
+
+  // The cell's parameters, as the cell's dynamic signature takes them.
+  %w1 = rvnn.param_get @cell_w1 : tensor<512x256xf32>
+  %b1 = rvnn.param_get @cell_b1 : tensor<512xf32>
+  %w2 = rvnn.param_get @cell_w2 : tensor<512x512xf32>
+  %b2 = rvnn.param_get @cell_b2 : tensor<512xf32>
+  %gamma = rvnn.param_get @cell_gamma : tensor<128xf32>
+  %beta = rvnn.param_get @cell_beta : tensor<128xf32>
+  %w1d = tensor.cast %w1 : tensor<512x256xf32> to tensor<?x?xf32>
+  %b1d = tensor.cast %b1 : tensor<512xf32> to tensor<?xf32>
+  %w2d = tensor.cast %w2 : tensor<512x512xf32> to tensor<?x?xf32>
+  %b2d = tensor.cast %b2 : tensor<512xf32> to tensor<?xf32>
+  %gammad = tensor.cast %gamma : tensor<128xf32> to tensor<?xf32>
+  %betad = tensor.cast %beta : tensor<128xf32> to tensor<?xf32>
+
+  // Initial beam state (§3): one beam, accu = 0, beam_mask = 1; the pair
+  // validity of step i is mask[:, i+1:] (pair j valid iff token i+1+j is real).
+  %h0 = tensor.expand_shape %leaves [[0, 1], [2], [3]]
+      output_shape [%n, 1, %s, 128]
+      : tensor<?x?x128xf32> into tensor<?x1x?x128xf32>
+  %h0d = tensor.cast %h0 : tensor<?x1x?x128xf32> to tensor<?x?x?x128xf32>
+  %ref1 = tensor.empty(%n) : tensor<?x1xf32>
+  %accu0 = rvnn.broadcast_like %zero, %ref1
+      : (tensor<f32>, tensor<?x1xf32>) -> tensor<?x1xf32>
+  %bm0 = rvnn.broadcast_like %one, %ref1
+      : (tensor<f32>, tensor<?x1xf32>) -> tensor<?x1xf32>
+  %accu0d = tensor.cast %accu0 : tensor<?x1xf32> to tensor<?x?xf32>
+  %bm0d = tensor.cast %bm0 : tensor<?x1xf32> to tensor<?x?xf32>
+  %s1 = arith.subi %s, %c1 : index
+  %pm0 = tensor.extract_slice %mask[0, 1] [%n, %s1] [1, 1]
+      : tensor<?x?xf32> to tensor<?x?xf32>
+
+  // S - 1 merge steps; the sequence shrinks by one per step, the beam count
+  // grows from 1 to 5.
+  %fin:4 = rvnn.recurse (%h = %h0d, %accu = %accu0d, %bm = %bm0d, %pm = %pm0)
+      : tensor<?x?x?x128xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>
+      halting <none> max_steps %s1 {
+  ^bb0(%step: index, %h: tensor<?x?x?x128xf32>, %accu: tensor<?x?xf32>,
+       %bm: tensor<?x?xf32>, %pm: tensor<?x?xf32>):
+    %b = tensor.dim %h, %c1 : tensor<?x?x?x128xf32>
+    %sp = tensor.dim %h, %c2 : tensor<?x?x?x128xf32>
+    %p = arith.subi %sp, %c1 : index
+
+    // 1. Compose every adjacent pair of every beam, then score the parents.
+    %hl = tensor.extract_slice %h[0, 0, 0, 0] [%n, %b, %p, 128] [1, 1, 1, 1]
+        : tensor<?x?x?x128xf32> to tensor<?x?x?x128xf32>
+    %hr = tensor.extract_slice %h[0, 0, 1, 0] [%n, %b, %p, 128] [1, 1, 1, 1]
+        : tensor<?x?x?x128xf32> to tensor<?x?x?x128xf32>
+    %hl2 = tensor.collapse_shape %hl [[0, 1, 2], [3]]
+        : tensor<?x?x?x128xf32> into tensor<?x128xf32>
+    %hr2 = tensor.collapse_shape %hr [[0, 1, 2], [3]]
+        : tensor<?x?x?x128xf32> into tensor<?x128xf32>
+    %ld = tensor.cast %hl2 : tensor<?x128xf32> to tensor<?x?xf32>
+    %rd = tensor.cast %hr2 : tensor<?x128xf32> to tensor<?x?xf32>
+    %composed = func.call @grc_cell(%ld, %rd, %w1d, %b1d, %w2d, %b2d,
+                                    %gammad, %betad)
+        : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>,
+           tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>)
+        -> tensor<?x?xf32>
+    %composedD = tensor.cast %composed : tensor<?x?xf32> to tensor<?x128xf32>
+    %cand = tensor.expand_shape %composedD [[0, 1, 2], [3]]
+        output_shape [%n, %b, %p, 128]
+        : tensor<?x128xf32> into tensor<?x?x?x128xf32>
+    %z = rvnn.linear %cand, %sw
+        : (tensor<?x?x?x128xf32>, tensor<1x128xf32>) -> tensor<?x?x?x1xf32>
+    %score = tensor.collapse_shape %z [[0], [1], [2, 3]]
+        : tensor<?x?x?x1xf32> into tensor<?x?x?xf32>
+    %pm3 = tensor.expand_shape %pm [[0], [1, 2]] output_shape [%n, 1, %p]
+        : tensor<?x?xf32> into tensor<?x1x?xf32>
+    %valid = rvnn.broadcast_like %pm3, %score
+        : (tensor<?x1x?xf32>, tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+    %prob = rvnn.masked_softmax %score, %valid {dim = 2 : i64}
+        : tensor<?x?x?xf32>, tensor<?x?x?xf32>
+
+    // 2. Top-5 pairs per beam over [P real pairs; 5 padding entries]. The
+    // ranking key is log p (the order of p; Gumbel noise on it in training
+    // is noise on the scores up to a per-beam shift); padding never beats a
+    // real pair, so the real picks are §3's top min(P, 5).
+    %ref5 = tensor.empty(%n, %b) : tensor<?x?x5xf32>
+    %pad5 = rvnn.broadcast_like %zero, %ref5
+        : (tensor<f32>, tensor<?x?x5xf32>) -> tensor<?x?x5xf32>
+    %ones = rvnn.broadcast_like %one, %score
+        : (tensor<f32>, tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+    %logp = math.log %prob : tensor<?x?x?xf32>
+    %key = tensor.concat dim(2) %logp, %pad5
+        : (tensor<?x?x?xf32>, tensor<?x?x5xf32>) -> tensor<?x?x?xf32>
+    %real = tensor.concat dim(2) %ones, %pad5
+        : (tensor<?x?x?xf32>, tensor<?x?x5xf32>) -> tensor<?x?x?xf32>
+    %probp = tensor.concat dim(2) %prob, %pad5
+        : (tensor<?x?x?xf32>, tensor<?x?x5xf32>) -> tensor<?x?x?xf32>
+    %top, %pick = rvnn.topk %key, %real {k = 5 : i64, gumbel = true}
+        : (tensor<?x?x?xf32>, tensor<?x?x?xf32>)
+        -> (tensor<?x?x5xf32>, tensor<?x?x5xi64>)
+    // Child scores: accu + log(p_pick + 1e-20), noise-free p.
+    %accu_c = rvnn.beam_accumulate %accu, %probp, %pick
+        : (tensor<?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x5xi64>)
+        -> tensor<?x?xf32>
+    // Child beam mask: parent's mask · (child 0 or sample not finished) ·
+    // (child picked a real pair, not padding).
+    %nd = tensor.extract_slice %pm[0, 0] [%n, 1] [1, 1]
+        : tensor<?x?xf32> to tensor<?x1xf32>
+    %ref4 = tensor.empty(%n) : tensor<?x4xf32>
+    %nd4 = rvnn.broadcast_like %nd, %ref4
+        : (tensor<?x1xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+    %first = rvnn.broadcast_like %one, %nd
+        : (tensor<f32>, tensor<?x1xf32>) -> tensor<?x1xf32>
+    %keep5 = tensor.concat dim(1) %first, %nd4
+        : (tensor<?x1xf32>, tensor<?x4xf32>) -> tensor<?x5xf32>
+    %keep5e = tensor.expand_shape %keep5 [[0], [1, 2]] output_shape [%n, 1, 5]
+        : tensor<?x5xf32> into tensor<?x1x5xf32>
+    %keepc = rvnn.broadcast_like %keep5e, %pick
+        : (tensor<?x1x5xf32>, tensor<?x?x5xi64>) -> tensor<?x?x5xf32>
+    %bm3 = tensor.expand_shape %bm [[0], [1, 2]] output_shape [%n, %b, 1]
+        : tensor<?x?xf32> into tensor<?x?x1xf32>
+    %bmc = rvnn.broadcast_like %bm3, %pick
+        : (tensor<?x?x1xf32>, tensor<?x?x5xi64>) -> tensor<?x?x5xf32>
+    %bm_c3 = arith.mulf %bmc, %keepc : tensor<?x?x5xf32>
+    %bm_c2 = tensor.collapse_shape %bm_c3 [[0], [1, 2]]
+        : tensor<?x?x5xf32> into tensor<?x?xf32>
+    %pick2 = tensor.collapse_shape %pick [[0], [1, 2]]
+        : tensor<?x?x5xi64> into tensor<?x?xi64>
+    %ones_n = rvnn.broadcast_like %one, %pm
+        : (tensor<f32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+    %ref5n = tensor.empty(%n) : tensor<?x5xf32>
+    %pad_n = rvnn.broadcast_like %zero, %ref5n
+        : (tensor<f32>, tensor<?x5xf32>) -> tensor<?x5xf32>
+    // Per sample: 1 for the P real pairs, 0 for the 5 padding entries.
+    %real_n = tensor.concat dim(1) %ones_n, %pad_n
+        : (tensor<?x?xf32>, tensor<?x5xf32>) -> tensor<?x?xf32>
+    %is_real = rvnn.beam_gather %real_n, %pick2
+        : (tensor<?x?xf32>, tensor<?x?xi64>) -> tensor<?x?xf32>
+    %bm_c = arith.mulf %bm_c2, %is_real : tensor<?x?xf32>
+
+    // 3. Keep the top 5 children by accu (masked children never win).
+    %kv, %kept = rvnn.topk %accu_c, %bm_c {k = 5 : i64, gumbel = true}
+        : (tensor<?x?xf32>, tensor<?x?xf32>)
+        -> (tensor<?x5xf32>, tensor<?x5xi64>)
+    %accu_k = rvnn.beam_gather %accu_c, %kept
+        : (tensor<?x?xf32>, tensor<?x5xi64>) -> tensor<?x5xf32>
+    %bm_k = rvnn.beam_gather %bm_c, %kept
+        : (tensor<?x?xf32>, tensor<?x5xi64>) -> tensor<?x5xf32>
+    %onehot = rvnn.one_hot %pick, %probp
+        : (tensor<?x?x5xi64>, tensor<?x?x?xf32>) -> tensor<?x?x5x?xf32>
+    %sel_c4 = tensor.extract_slice %onehot[0, 0, 0, 0] [%n, %b, 5, %p]
+        [1, 1, 1, 1] : tensor<?x?x5x?xf32> to tensor<?x?x5x?xf32>
+    %sel_c = tensor.collapse_shape %sel_c4 [[0], [1, 2], [3]]
+        : tensor<?x?x5x?xf32> into tensor<?x?x?xf32>
+    %sel = rvnn.beam_gather %sel_c, %kept
+        : (tensor<?x?x?xf32>, tensor<?x5xi64>) -> tensor<?x5x?xf32>
+    // The structure this model induces (rvnn-run parse): each kept beam's
+    // merged pair, and the beam it continues (child k of beam k / 5).
+    rvnn.expose_structure <merge_selection> %sel : tensor<?x5x?xf32>
+    rvnn.expose_structure <beam_parent> %kept {factor = 5 : i64}
+        : tensor<?x5xi64>
+
+    // 4. Each kept child continues its parent beam (child c of beam c / 5):
+    // its states and composed pairs, with the selected pair merged in,
+    // h_j <- sel_j·cand_j + left_j·h_j + right_j·h_{j+1}.
+    %h_k = rvnn.beam_gather %h, %kept {factor = 5 : i64}
+        : (tensor<?x?x?x128xf32>, tensor<?x5xi64>) -> tensor<?x5x?x128xf32>
+    %cand_k = rvnn.beam_gather %cand, %kept {factor = 5 : i64}
+        : (tensor<?x?x?x128xf32>, tensor<?x5xi64>) -> tensor<?x5x?x128xf32>
+    %merged = rvnn.pair_merge %h_k, %cand_k, %sel
+        : (tensor<?x5x?x128xf32>, tensor<?x5x?x128xf32>, tensor<?x5x?xf32>)
+        -> tensor<?x5x?x128xf32>
+    // Finished samples keep h[..., :-1, :].
+    %h_kl = tensor.extract_slice %h_k[0, 0, 0, 0] [%n, 5, %p, 128]
+        [1, 1, 1, 1] : tensor<?x5x?x128xf32> to tensor<?x5x?x128xf32>
+    %nd_g = tensor.expand_shape %nd [[0], [1, 2, 3]] output_shape [%n, 1, 1, 1]
+        : tensor<?x1xf32> into tensor<?x1x1x1xf32>
+    %h_next = rvnn.gate %nd_g, %merged, %h_kl
+        : (tensor<?x1x1x1xf32>, tensor<?x5x?x128xf32>, tensor<?x5x?x128xf32>)
+        -> tensor<?x5x?x128xf32>
+    %p1 = arith.subi %p, %c1 : index
+    %pm_next = tensor.extract_slice %pm[0, 1] [%n, %p1] [1, 1]
+        : tensor<?x?xf32> to tensor<?x?xf32>
+
+    %h_y = tensor.cast %h_next : tensor<?x5x?x128xf32> to tensor<?x?x?x128xf32>
+    %accu_y = tensor.cast %accu_k : tensor<?x5xf32> to tensor<?x?xf32>
+    %bm_y = tensor.cast %bm_k : tensor<?x5xf32> to tensor<?x?xf32>
+    rvnn.yield %h_y, %accu_y, %bm_y, %pm_next
+        : tensor<?x?x?x128xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>
+  }
+
+  // Final (§3): w = softmax_b(beam_mask·accu + (1-beam_mask)·(-999999)),
+  // encoding = Σ_b w_b·root_b with root_b = h[:, b, 0, :].
+  %bf = tensor.dim %fin#0, %c1 : tensor<?x?x?x128xf32>
+  %roots4 = tensor.extract_slice %fin#0[0, 0, 0, 0] [%n, %bf, 1, 128]
+      [1, 1, 1, 1] : tensor<?x?x?x128xf32> to tensor<?x?x1x128xf32>
+  %roots = tensor.collapse_shape %roots4 [[0], [1], [2, 3]]
+      : tensor<?x?x1x128xf32> into tensor<?x?x128xf32>
+  %enc = rvnn.beam_marginalize %roots, %fin#1, %fin#2
+      : (tensor<?x?x128xf32>, tensor<?x?xf32>, tensor<?x?xf32>)
+      -> tensor<?x128xf32>
+
+  // Head (§7): dropout -> Linear(D, D) -> GELU -> dropout -> Linear(D, 10).
+  %head_w1 = rvnn.param_get @head_w1 : tensor<128x128xf32>
+  %head_b1 = rvnn.param_get @head_b1 : tensor<128xf32>
+  %head_w2 = rvnn.param_get @head_w2 : tensor<10x128xf32>
+  %head_b2 = rvnn.param_get @head_b2 : tensor<10xf32>
+  %e0 = rvnn.dropout %enc {rate = 1.000000e-01 : f64} : tensor<?x128xf32>
+  %e1 = rvnn.linear %e0, %head_w1, %head_b1
+      : (tensor<?x128xf32>, tensor<128x128xf32>, tensor<128xf32>)
+      -> tensor<?x128xf32>
+  %e2 = rvnn.gelu %e1 : tensor<?x128xf32>
+  %e3 = rvnn.dropout %e2 {rate = 1.000000e-01 : f64} : tensor<?x128xf32>
+  %logits = rvnn.linear %e3, %head_w2, %head_b2
+      : (tensor<?x128xf32>, tensor<10x128xf32>, tensor<10xf32>)
+      -> tensor<?x10xf32>
+  return %logits : tensor<?x10xf32>
+}
