@@ -1,3 +1,12 @@
+// ATen's RecordFunction has a member only without NDEBUG, and its inline
+// inputs() reads the member after it: this file must see the layout of the
+// LibTorch it links (built with NDEBUG) in every build type, or a Debug or
+// sanitizer build reads the inputs at a wrong offset (UBSan found it).
+#ifndef NDEBUG
+#define NDEBUG
+#endif
+#include <ATen/record_function.h>
+
 #include "GemmReplay.h"
 
 #include <algorithm>

@@ -5,7 +5,6 @@
 #include <string>
 #include <vector>
 
-#include <ATen/record_function.h>
 #include <c10/core/ScalarType.h>
 
 namespace rvnn::cli {
@@ -32,7 +31,7 @@ public:
   std::vector<GemmCall> calls;
 
 private:
-  at::CallbackHandle handle;
+  uint64_t handle; ///< at::CallbackHandle (ATen's record_function.h)
 };
 
 /// The time `calls` take by themselves, issued again in order on operands of

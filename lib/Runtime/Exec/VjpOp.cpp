@@ -167,18 +167,22 @@ layerNormRule(Executor &, const PlanOp &op, const Frame &frame,
   return grads;
 }
 
+/// Adds a slice's cotangent `dy` into the window `spec` takes of `grad`,
+/// with the unit dims the slice dropped put back.
+void addIntoWindow(Tensor &grad, const SliceSpec &spec, Tensor dy) {
+  for (int64_t dim : spec.dropped)
+    dy = dy.unsqueeze(dim);
+  stridedSlice(grad, spec).add_(dy);
+}
+
 /// The slice's cotangent lands in its window of a zero source; the offsets
 /// and sizes (index operands) get none.
 std::optional<std::vector<Tensor>>
 sliceRule(Executor &, const PlanOp &op, const Frame &frame,
           const std::vector<Tensor> &cotangents, const std::vector<bool> &) {
-  const Tensor source = frame.tensor(op, exec::SliceOp::operand::source);
-  SliceSpec spec = sliceSpec(op, frame);
-  Tensor dy = cotangents.at(0);
-  for (int64_t dim : spec.dropped)
-    dy = dy.unsqueeze(dim);
-  Tensor grad = at::zeros_like(source);
-  stridedSlice(grad, spec).copy_(dy);
+  Tensor grad =
+      at::zeros_like(frame.tensor(op, exec::SliceOp::operand::source));
+  addIntoWindow(grad, sliceSpec(op, frame), cotangents.at(0));
   std::vector<Tensor> grads(op.operands.size());
   grads[exec::SliceOp::operand::source] = grad;
   return grads;
@@ -382,13 +386,8 @@ slicesGrads(Frame &frame, const PlanRegion &body, const VjpInputs &in) {
   torch::NoGradGuard noGrad;
   Tensor grad = at::zeros_like(std::get<Tensor>(in.primals.at(*source)),
                                at::MemoryFormat::Contiguous);
-  for (size_t i = 0; i + 1 < ops.size(); ++i) {
-    SliceSpec spec = sliceSpec(ops[i], frame);
-    Tensor dy = in.cotangents.at(i);
-    for (int64_t dim : spec.dropped)
-      dy = dy.unsqueeze(dim);
-    stridedSlice(grad, spec).add_(dy);
-  }
+  for (size_t i = 0; i + 1 < ops.size(); ++i)
+    addIntoWindow(grad, sliceSpec(ops[i], frame), in.cotangents.at(i));
   std::vector<Tensor> grads;
   for (int64_t index : in.gradInputs)
     grads.push_back(static_cast<size_t>(index) == *source ? grad : Tensor());
