@@ -106,8 +106,10 @@ struct SliceSpec {
   std::vector<int64_t> offsets, sizes, strides, dropped;
 };
 SliceSpec sliceSpec(const PlanOp &sliceOp, const Frame &frame);
-/// The strided view of `source` a slice takes, before dropping dims.
-torch::Tensor stridedSlice(const torch::Tensor &source, const SliceSpec &spec);
+/// The strided view of `source` a slice takes, without its dropped dims if
+/// `dropDims`. sliceSpec has checked the window lies inside the source.
+torch::Tensor stridedSlice(const torch::Tensor &source, const SliceSpec &spec,
+                           bool dropDims = false);
 
 /// A neighbour_retrieve op's direction attribute.
 ops::Direction neighbourDirection(const PlanOp &op);

@@ -43,6 +43,46 @@ void reshape(Executor &, const PlanOp &op, Frame &frame) {
                   frame.tensor(op, 0).reshape(resultShape(op, frame, 1)));
 }
 
+/// The window must lie inside the source: stridedSlice's view does not
+/// check.
+void checkWindow(const PlanOp &op, const Tensor &source,
+                 const SliceSpec &spec) {
+  for (size_t d = 0; d < spec.sizes.size(); ++d) {
+    const int64_t size = spec.sizes[d], offset = spec.offsets[d],
+                  stride = spec.strides[d];
+    const bool inside =
+        size >= 0 && stride > 0 && offset >= 0 &&
+        (size == 0 ? offset <= source.size(d)
+                   : offset + (size - 1) * stride < source.size(d));
+    if (!inside)
+      throw PlanError(op.where() + ": dim " + std::to_string(d) +
+                      " of the slice (offset " + std::to_string(offset) +
+                      ", size " + std::to_string(size) + ", stride " +
+                      std::to_string(stride) + ") is outside the source's " +
+                      std::to_string(source.size(d)));
+  }
+}
+
+bool isDropped(const SliceSpec &spec, size_t dim) {
+  return std::binary_search(spec.dropped.begin(), spec.dropped.end(),
+                            static_cast<int64_t>(dim));
+}
+
+/// The slice as ATen slices (and squeezes), which autograd differentiates.
+Tensor differentiableSlice(const Tensor &source, const SliceSpec &spec,
+                           bool dropDims) {
+  Tensor result = source;
+  for (size_t d = 0; d < spec.sizes.size(); ++d)
+    result = result.slice(d, spec.offsets[d],
+                          spec.offsets[d] +
+                              (spec.sizes[d] - 1) * spec.strides[d] + 1,
+                          spec.strides[d]);
+  if (dropDims)
+    for (auto d = spec.dropped.rbegin(); d != spec.dropped.rend(); ++d)
+      result = result.squeeze(*d);
+  return result;
+}
+
 } // namespace
 
 SliceSpec sliceSpec(const PlanOp &op, const Frame &frame) {
@@ -72,17 +112,28 @@ SliceSpec sliceSpec(const PlanOp &op, const Frame &frame) {
       spec.strides.size() != rank)
     throw PlanError(op.where() + ": needs one offset, size and stride per "
                                  "source dim");
+  checkWindow(op, frame.tensor(op, 0), spec);
   return spec;
 }
 
-Tensor stridedSlice(const Tensor &source, const SliceSpec &spec) {
-  Tensor result = source;
-  for (size_t d = 0; d < spec.sizes.size(); ++d)
-    result = result.slice(d, spec.offsets[d],
-                          spec.offsets[d] +
-                              (spec.sizes[d] - 1) * spec.strides[d] + 1,
-                          spec.strides[d]);
-  return result;
+Tensor stridedSlice(const Tensor &source, const SliceSpec &spec,
+                    bool dropDims) {
+  if (torch::GradMode::is_enabled() && source.requires_grad())
+    return differentiableSlice(source, spec, dropDims);
+  // One as_strided view rather than a slice per dim and a squeeze per dropped
+  // dim: the executor runs thousands of slices per step and each ATen view op
+  // costs a TensorImpl. (Not under autograd: as_strided's backward is slow
+  // and assumes a source without overlapping elements.)
+  std::vector<int64_t> sizes, strides;
+  int64_t offset = source.storage_offset();
+  for (size_t d = 0; d < spec.sizes.size(); ++d) {
+    offset += spec.offsets[d] * source.stride(d);
+    if (dropDims && isDropped(spec, d))
+      continue;
+    sizes.push_back(spec.sizes[d]);
+    strides.push_back(source.stride(d) * spec.strides[d]);
+  }
+  return source.as_strided(sizes, strides, offset);
 }
 
 namespace {
@@ -91,14 +142,13 @@ namespace {
 /// drops.
 void slice(Executor &, const PlanOp &op, Frame &frame) {
   SliceSpec spec = sliceSpec(op, frame);
-  Tensor result = stridedSlice(frame.tensor(op, 0), spec);
-  for (auto d = spec.dropped.rbegin(); d != spec.dropped.rend(); ++d) {
-    if (*d < 0 || *d >= result.dim() || result.size(*d) != 1)
-      throw PlanError(op.where() + ": dropped dim " + std::to_string(*d) +
+  for (int64_t d : spec.dropped)
+    if (d < 0 || d >= static_cast<int64_t>(spec.sizes.size()) ||
+        spec.sizes[d] != 1)
+      throw PlanError(op.where() + ": dropped dim " + std::to_string(d) +
                       " is not a unit dim of the slice");
-    result = result.squeeze(*d);
-  }
-  frame.setResult(op, 0, result);
+  frame.setResult(op, 0,
+                  stridedSlice(frame.tensor(op, 0), spec, /*dropDims=*/true));
 }
 
 void concat(Executor &, const PlanOp &op, Frame &frame) {

@@ -499,62 +499,84 @@ TEST(Vjp, SliceRuleMatchesAutograd) {
 
 namespace {
 
-/// A vjp of three slices of one [4, 5] source, as rvnn-exec-differentiate
-/// writes for slices that do not tile it: x[:, 0:4], x[:, k:k+4] (k an index
-/// primal) and x[2, 1:3] (row dim dropped), yielded in that order. With
-/// `throughAutograd` each slice passes through a cast, so the autograd rule
-/// runs instead of the slices rule. @forward(x, k, dA, dB, dC) -> dx.
-Plan slicesVjpPlan(bool throughAutograd) {
-  json window = {{"static_sizes", {4, 4}},
-                 {"static_strides", {1, 1}},
-                 {"dropped_dims", std::vector<int64_t>{}}};
-  json left = window, shifted = window;
-  left["static_offsets"] = {0, 0};
-  left["operandSegmentSizes"] = {1, 0, 0, 0};
-  shifted["static_offsets"] = {0, kDynamic};
-  shifted["operandSegmentSizes"] = {1, 1, 0, 0};
-  json cell = {{"static_offsets", {2, 1}},
-               {"static_sizes", {1, 2}},
-               {"static_strides", {1, 1}},
-               {"dropped_dims", {0}},
-               {"operandSegmentSizes", {1, 0, 0, 0}}};
-  const std::vector<json> sliceTypes = {f64({4, 4}), f64({4, 4}), f64({2})};
+/// One slice of a vjp body: its attributes, its operands (0: the source, 1:
+/// the index) and its result type.
+struct Window {
+  json attrs;
+  std::vector<int64_t> operands;
+  json type;
+};
+
+/// A static window of a rank-2 source, no dims dropped unless `dropped`.
+Window staticWindow(std::vector<int64_t> offsets, std::vector<int64_t> sizes,
+                    std::vector<int64_t> dropped = {}) {
+  std::vector<int64_t> resultShape;
+  for (size_t d = 0; d < sizes.size(); ++d)
+    if (std::find(dropped.begin(), dropped.end(), d) == dropped.end())
+      resultShape.push_back(sizes[d]);
+  return {{{"static_offsets", offsets},
+           {"static_sizes", sizes},
+           {"static_strides", {1, 1}},
+           {"dropped_dims", dropped},
+           {"operandSegmentSizes", {1, 0, 0, 0}}},
+          {0},
+          f64(resultShape)};
+}
+
+/// A vjp of slices of one source, yielded in order, as rvnn-exec-differentiate
+/// writes for slices that do not tile it. With `throughAutograd` each slice
+/// passes through a cast, so the autograd rule runs instead of the slices
+/// rule. @forward(x, k, d0, d1, ...) -> dx (k: the index operand 6).
+Plan slicesVjpPlan(const std::vector<Window> &windows,
+                   std::vector<int64_t> sourceShape, bool throughAutograd) {
+  // Ids in definition order: x, k, the cotangents, the body's source and
+  // index, the slices, the casts, dx.
+  const int64_t n = static_cast<int64_t>(windows.size());
+  const int64_t bodyArgs = 2 + n, slices = bodyArgs + 2;
   const json index = type("index", {}, false);
-  json body = {
-      op(exec::SliceOp::name, {5}, {value(7, sliceTypes[0])}, left),
-      op(exec::SliceOp::name, {5, 6}, {value(8, sliceTypes[1])}, shifted),
-      op(exec::SliceOp::name, {5}, {value(9, sliceTypes[2])}, cell)};
-  std::vector<int64_t> yielded = {7, 8, 9};
+  JsonList body;
+  std::vector<int64_t> yielded;
+  for (int64_t i = 0; i < n; ++i) {
+    const Window &w = windows[i];
+    std::vector<int64_t> operands;
+    for (int64_t operand : w.operands)
+      operands.push_back(bodyArgs + operand);
+    body.push_back(op(exec::SliceOp::name, operands,
+                      {value(slices + i, w.type)}, w.attrs));
+    yielded.push_back(slices + i);
+  }
   if (throughAutograd)
-    for (int64_t k = 0; k < 3; ++k) {
-      body.push_back(
-          op(exec::CastOp::name, {7 + k}, {value(10 + k, sliceTypes[k])}));
-      yielded[k] = 10 + k;
+    for (int64_t i = 0; i < n; ++i) {
+      body.push_back(op(exec::CastOp::name, {slices + i},
+                        {value(slices + n + i, windows[i].type)}));
+      yielded[i] = slices + n + i;
     }
   body.push_back(yieldOp(yielded));
+  std::vector<int64_t> operands = {0, 1};
+  JsonList args = {value(0, f64(sourceShape)), value(1, index)};
+  for (int64_t i = 0; i < n; ++i) {
+    operands.push_back(2 + i);
+    args.push_back(value(2 + i, windows[i].type));
+  }
   const int64_t grad = yielded.back() + 1;
-  json vjp = op(
-      exec::VjpOp::name, {0, 1, 2, 3, 4}, {value(grad, f64({4, 5}))},
-      {{"operandSegmentSizes", {2, 3}}, {"grad_inputs", {0}}},
-      {{{"args", {value(5, f64({4, 5})), value(6, index)}}, {"body", body}}});
-  json args = {value(0, f64({4, 5})), value(1, index), value(2, sliceTypes[0]),
-               value(3, sliceTypes[1]), value(4, sliceTypes[2])};
+  json vjp =
+      op(exec::VjpOp::name, operands, {value(grad, f64(sourceShape))},
+         {{"operandSegmentSizes", {2, n}}, {"grad_inputs", {0}}},
+         {{{"args",
+            {value(bodyArgs, f64(sourceShape)), value(bodyArgs + 1, index)}},
+           {"body", body}}});
   return planWith({function("forward", args, {vjp, returnOp({grad})})},
                   throughAutograd ? "vjp-slices-autograd" : "vjp-slices");
 }
 
-} // namespace
-
-// Overlapping slices of one value share a vjp: their cotangents are added
-// into their windows of one zero tensor.
-TEST(Vjp, SlicesOfOneValueMatchAutograd) {
-  std::vector<RuntimeValue> inputs = {
-      uniformDoubles({4, 5}, -1, 1, 31), int64_t{1},
-      uniformDoubles({4, 4}, -1, 1, 32), uniformDoubles({4, 4}, -1, 1, 33),
-      uniformDoubles({2}, -1, 1, 34)};
+/// dx of slicesVjpPlan on both rules (the slices rule first), checking which
+/// ran.
+std::vector<Tensor> slicesVjpGrads(const std::vector<Window> &windows,
+                                   std::vector<int64_t> sourceShape,
+                                   const std::vector<RuntimeValue> &inputs) {
   std::vector<Tensor> grads;
   for (bool throughAutograd : {false, true}) {
-    Plan plan = slicesVjpPlan(throughAutograd);
+    Plan plan = slicesVjpPlan(windows, sourceShape, throughAutograd);
     ExecutionProfile profile;
     ExecutionContext context;
     context.kernelMode = KernelMode::Reference;
@@ -564,10 +586,73 @@ TEST(Vjp, SlicesOfOneValueMatchAutograd) {
     EXPECT_EQ(profile.byOp.count(str(exec::SliceOp::name)),
               throughAutograd ? 1u : 0u);
   }
+  return grads;
+}
+
+} // namespace
+
+// Overlapping slices of one value share a vjp: their cotangents are added
+// into their windows of one zero tensor. Here the windows vary in two dims
+// (x[:, 0:4], x[:, k:k+4] with k an index primal, x[2, 1:3] with the row dim
+// dropped): zeros, then adds.
+TEST(Vjp, SlicesOfOneValueMatchAutograd) {
+  Window shifted = staticWindow({0, 0}, {4, 4});
+  shifted.attrs["static_offsets"] = {0, kDynamic};
+  shifted.attrs["operandSegmentSizes"] = {1, 1, 0, 0};
+  shifted.operands = {0, 1};
+  std::vector<Window> windows = {staticWindow({0, 0}, {4, 4}), shifted,
+                                 staticWindow({2, 1}, {1, 2}, {0})};
+  std::vector<RuntimeValue> inputs = {
+      uniformDoubles({4, 5}, -1, 1, 31), int64_t{1},
+      uniformDoubles({4, 4}, -1, 1, 32), uniformDoubles({4, 4}, -1, 1, 33),
+      uniformDoubles({2}, -1, 1, 34)};
+  std::vector<Tensor> grads = slicesVjpGrads(windows, {4, 5}, inputs);
   Tensor expected = torch::zeros({4, 5}, torch::kFloat64);
   expected.slice(1, 0, 4) += std::get<Tensor>(inputs[2]);
   expected.slice(1, 1, 5) += std::get<Tensor>(inputs[3]);
   expected[2].slice(0, 1, 3) += std::get<Tensor>(inputs[4]);
+  EXPECT_TRUE(torch::allclose(grads[0], expected, 1e-12, 1e-12));
+  EXPECT_TRUE(torch::allclose(grads[1], expected, 1e-12, 1e-12));
+}
+
+// The slices rule on windows along one dim: tilings, overlaps in either
+// order, uncovered ends, a gap, an empty window and a dropped dim, against
+// explicit sums and autograd.
+TEST(Vjp, RangeWindowsMatchAutograd) {
+  using Ranges = std::vector<std::pair<int64_t, int64_t>>;
+  const std::vector<Ranges> cases = {
+      {{0, 4}, {4, 7}, {7, 10}}, // a tiling: nothing zeroed
+      {{0, 9}, {1, 10}},         // EBT-GRC's left and right children
+      {{2, 6}, {1, 5}, {5, 8}},  // growing left then right, ends uncovered
+      {{0, 3}, {5, 8}},          // a gap: zeros, then adds
+      {{3, 3}, {3, 6}}};         // an empty window first
+  uint64_t seed = 40;
+  for (const Ranges &ranges : cases) {
+    std::vector<Window> windows;
+    std::vector<RuntimeValue> inputs = {uniformDoubles({3, 10}, -1, 1, seed++),
+                                        int64_t{0}};
+    Tensor expected = torch::zeros({3, 10}, torch::kFloat64);
+    for (auto [begin, end] : ranges) {
+      windows.push_back(staticWindow({0, begin}, {3, end - begin}));
+      Tensor dy = uniformDoubles({3, end - begin}, -1, 1, seed++);
+      inputs.push_back(dy);
+      expected.slice(1, begin, end) += dy;
+    }
+    std::vector<Tensor> grads = slicesVjpGrads(windows, {3, 10}, inputs);
+    EXPECT_TRUE(torch::allclose(grads[0], expected, 1e-12, 1e-12))
+        << "windows starting at " << ranges[0].first;
+    EXPECT_TRUE(torch::allclose(grads[1], expected, 1e-12, 1e-12));
+  }
+  // Rows: x[1] (row dim dropped) and x[0:2]; row 2 is zero.
+  std::vector<RuntimeValue> inputs = {
+      uniformDoubles({3, 4}, -1, 1, 60), int64_t{0},
+      uniformDoubles({4}, -1, 1, 61), uniformDoubles({2, 4}, -1, 1, 62)};
+  std::vector<Tensor> grads = slicesVjpGrads(
+      {staticWindow({1, 0}, {1, 4}, {0}), staticWindow({0, 0}, {2, 4})}, {3, 4},
+      inputs);
+  Tensor expected = torch::zeros({3, 4}, torch::kFloat64);
+  expected[1] += std::get<Tensor>(inputs[2]);
+  expected.slice(0, 0, 2) += std::get<Tensor>(inputs[3]);
   EXPECT_TRUE(torch::allclose(grads[0], expected, 1e-12, 1e-12));
   EXPECT_TRUE(torch::allclose(grads[1], expected, 1e-12, 1e-12));
 }
