@@ -97,6 +97,38 @@ TEST(Executor, SliceRejectsDroppingALongerDim) {
   }
 }
 
+// A window past the source's end (an offset operand the plan computed
+// wrongly) is an error naming the dim, not a view of other memory.
+TEST(Executor, SliceRejectsAWindowOutsideItsSource) {
+  Plan plan = planOf(
+      {value(0, type("f32", {2, 5})), value(1, type("index", {}, false))},
+      {op(exec::SliceOp::name, {0, 1}, {value(2, type("f32", {2, 3}))},
+          {{"static_offsets", {0, kDynamic}},
+           {"static_sizes", {2, 3}},
+           {"static_strides", {1, 1}},
+           {"dropped_dims", std::vector<int64_t>{}},
+           {"operandSegmentSizes", {1, 1, 0, 0}}}),
+       returnOp({2})},
+      "slice-outside");
+  torch::Tensor x = torch::arange(10, torch::kFloat).reshape({2, 5});
+  EXPECT_TRUE(
+      torch::equal(std::get<torch::Tensor>(run(plan, {x, int64_t{2}}).at(0)),
+                   x.slice(1, 2, 5)));
+  for (int64_t offset : {3, -1}) {
+    try {
+      run(plan, {x, offset});
+      FAIL() << "offset " << offset << " puts the window outside dim 1";
+    } catch (const PlanError &error) {
+      EXPECT_NE(std::string(error.what())
+                    .find("rvnn_exec.slice: dim 1 of the slice (offset " +
+                          std::to_string(offset) +
+                          ", size 3, stride 1) is outside the source's 5"),
+                std::string::npos)
+          << error.what();
+    }
+  }
+}
+
 /// forward(h0, inc, halt, n) = recurse (h = h0) halting <per_sample>
 /// max_steps n { h' = h + inc; yield h' halt %halt }.
 Plan haltingPlan() {
