@@ -27,25 +27,28 @@ std::string shapeText(const std::vector<int64_t> &shape) {
   return os.str();
 }
 
-/// Checks a value against its plan type; `what` names it in the error.
+/// Checks a value against its plan type; `what()` names it in the error. It
+/// is called only on failure: every op result passes through here, and the
+/// name is a few string allocations.
+template <typename Describe>
 void checkType(const RuntimeValue &value, const ValueType &type,
-               const std::string &what) {
+               Describe &&what) {
   if (!type.tensor) {
     if (!std::holds_alternative<int64_t>(value))
-      throw PlanError(what + " should be an integer scalar");
+      throw PlanError(what() + " should be an integer scalar");
     return;
   }
   if (!std::holds_alternative<torch::Tensor>(value))
-    throw PlanError(what + " should be a tensor");
+    throw PlanError(what() + " should be a tensor");
   const torch::Tensor &tensor = std::get<torch::Tensor>(value);
   bool ok = tensor.dim() == static_cast<int64_t>(type.shape.size());
   for (size_t d = 0; ok && d < type.shape.size(); ++d)
     ok = type.shape[d] < 0 || type.shape[d] == tensor.size(d);
   if (!ok)
-    throw PlanError(what + " has shape " + shapeText(tensor.sizes()) +
+    throw PlanError(what() + " has shape " + shapeText(tensor.sizes()) +
                     ", the model expects " + shapeText(type.shape));
   if (tensor.scalar_type() != scalarType(type.dtype))
-    throw PlanError(what + " has dtype " +
+    throw PlanError(what() + " has dtype " +
                     std::string(c10::toString(tensor.scalar_type())) +
                     ", the model expects " + type.dtype);
 }
@@ -129,7 +132,7 @@ int64_t Frame::integer(const PlanOp &op, size_t operand) const {
 
 void Frame::setResult(const PlanOp &op, size_t index, RuntimeValue value) {
   checkType(value, op.resultTypes.at(index),
-            op.where() + ": result #" + std::to_string(index));
+            [&] { return op.where() + ": result #" + std::to_string(index); });
   bind(op.results.at(index), std::move(value));
 }
 
@@ -176,7 +179,7 @@ Executor::call(const std::string &name, const std::vector<RuntimeValue> &args) {
                     " arguments, got " + std::to_string(args.size()));
   for (size_t i = 0; i < args.size(); ++i)
     checkType(args[i], function.body.argTypes[i],
-              "@" + name + " argument #" + std::to_string(i));
+              [&] { return "@" + name + " argument #" + std::to_string(i); });
   if (ctx.profile)
     ++ctx.profile->functionRuns[name];
   Frame frame(function.numValues);
