@@ -30,14 +30,19 @@ def cell(p, left, right, cell_dropout=0.0):
                p["cell_b2"], p["cell_gamma"], p["cell_beta"], cell_dropout)
 
 
-def encode(p, tokens, mask, training=False, dropout=None):
+def leaves(p, tokens, mask, training=False, dropout=None):
+    """§1: LN(Linear(D, D)(dropout(embedding·mask)))."""
     x = F.embedding(tokens, p["embedding"]) * mask.unsqueeze(-1)
     rate_in = _rate(dropout, "in", training)
     if rate_in > 0:
         x = F.dropout(x, rate_in, training=True)
-    rate_cell = _rate(dropout, "cell", training)
     h = F.linear(x, p["leaf_w"], p["leaf_b"])
-    h = F.layer_norm(h, h.shape[-1:], p["leaf_gamma"], p["leaf_beta"])
+    return F.layer_norm(h, h.shape[-1:], p["leaf_gamma"], p["leaf_beta"])
+
+
+def encode(p, tokens, mask, training=False, dropout=None):
+    h = leaves(p, tokens, mask, training, dropout)
+    rate_cell = _rate(dropout, "cell", training)
     # §2: pair neighbours until one node is left.
     while h.size(1) > 1:
         if h.size(1) % 2 == 1:
@@ -53,7 +58,12 @@ def encode(p, tokens, mask, training=False, dropout=None):
 
 def logits(params, inputs, training=False, dropout=None):
     tokens, mask = inputs
-    root = encode(params, tokens, mask, training, dropout)
+    return head(params, encode(params, tokens, mask, training, dropout),
+                training, dropout)
+
+
+def head(params, root, training=False, dropout=None):
+    """§7: dropout -> Linear(D, D) -> GELU -> dropout -> Linear(D, 10)."""
     rate_out = _rate(dropout, "out", training)
     if rate_out > 0:
         root = F.dropout(root, rate_out, training=True)

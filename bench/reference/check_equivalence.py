@@ -16,6 +16,10 @@ every dropout rate 0, and the reference runs `loss(..., training=True,
 dropout=<all rates 0>)`: the training-mode forward without its randomness,
 for models whose training mode differs otherwise (BT-GRC OneSoft's soft
 beam).
+
+--set NAME=VALUE (repeatable; VALUE is JSON) passes a keyword argument to the
+reference's loss, for a dump of a model whose .mlir was edited to match
+(e.g. RIR-GRC with a smaller chunk: --set chunk=4).
 Runs with Debian's python3-torch (/usr/bin/python3).
 """
 import argparse
@@ -37,6 +41,10 @@ def main():
     parser.add_argument("--rtol", type=float, default=1e-4)
     parser.add_argument("--training", action="store_true",
                         help="compare the training-mode loss, no dropout")
+    parser.add_argument("--set", action="append", default=[],
+                        metavar="NAME=VALUE",
+                        help="keyword argument of the reference's loss "
+                             "(VALUE is JSON)")
     parser.add_argument("dump", help="rvnn-run dump-grads output")
     args = parser.parse_args()
 
@@ -56,6 +64,9 @@ def main():
     if args.training:
         mode = {"training": True,
                 "dropout": {"in": 0.0, "cell": 0.0, "out": 0.0}}
+    for setting in args.set:
+        name, _, value = setting.partition("=")
+        mode[name] = json.loads(value)
     loss = reference.loss(params, inputs, labels, **mode)
     loss.backward()
 

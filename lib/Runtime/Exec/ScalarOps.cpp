@@ -1,6 +1,8 @@
-// Scalar ops: constants, integer arithmetic on shapes and step counters, and
-// tensor sizes.
+// Scalar ops: constants, integer arithmetic on shapes and step counters,
+// tensor sizes and the chunked recursion's level count.
 #include "Handlers.h"
+
+#include "rvnn/Runtime/Ops/Recursion.h"
 
 #include <algorithm>
 
@@ -88,12 +90,21 @@ void dim(Executor &, const PlanOp &op, Frame &frame) {
   frame.setResult(op, 0, source.size(index));
 }
 
+/// The level count of the outer chunked recursion over `length` items.
+void chunkDepth(Executor &, const PlanOp &op, Frame &frame) {
+  frame.setResult(
+      op, 0,
+      ops::chunkDepth(frame.integer(op, 0),
+                      attrAs<int64_t>(op, exec::ChunkDepthOp::attr::size)));
+}
+
 } // namespace
 
 void registerScalarOps(OpRegistry &r) {
   r[exec::ConstantOp::name] = constant;
   r[exec::IndexArithOp::name] = indexArith;
   r[exec::DimOp::name] = dim;
+  r[exec::ChunkDepthOp::name] = chunkDepth;
 }
 
 } // namespace rvnn::runtime

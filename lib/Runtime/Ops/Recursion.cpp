@@ -79,6 +79,15 @@ std::tuple<torch::Tensor, torch::Tensor> chunk(const torch::Tensor &x,
   return {chunks.reshape(merged), paddedMask.reshape({-1, size})};
 }
 
+int64_t chunkDepth(int64_t length, int64_t size) {
+  TORCH_CHECK(size >= 2, "chunk_depth: size must be >= 2, got ", size);
+  int64_t depth = 0;
+  // Each round is one chunk() with one item left per chunk.
+  for (; length > 1; ++depth)
+    length = length < size + size / 2 ? 1 : (length + size - 1) / size;
+  return depth;
+}
+
 torch::Tensor unchunk(const torch::Tensor &x, const torch::Tensor &ref,
                       int64_t dim) {
   const int64_t rank = x.dim() + 1;

@@ -456,6 +456,26 @@ func.func @chunk_mask_result(%x: tensor<2x100x8xf32>, %m: tensor<2x100xf32>) {
 // -----
 
 //===----------------------------------------------------------------------===//
+// rvnn.chunk_depth
+//===----------------------------------------------------------------------===//
+
+func.func @chunk_depth_size(%s: index) -> index {
+  // expected-error @below {{size must be >= 2, got 1}}
+  %d = rvnn.chunk_depth %s {size = 1 : i64}
+  return %d : index
+}
+
+// -----
+
+func.func @chunk_depth_length_type(%s: i64) -> index {
+  // expected-error @below {{'rvnn.chunk_depth' op operand #0 must be index, but got 'i64'}}
+  %d = "rvnn.chunk_depth"(%s) {size = 30 : i64} : (i64) -> index
+  return %d : index
+}
+
+// -----
+
+//===----------------------------------------------------------------------===//
 // rvnn.unchunk
 //===----------------------------------------------------------------------===//
 

@@ -165,6 +165,18 @@ func.func @chunk_dynamic(%x: tensor<?x7x?x128xf32>, %mask: tensor<?x?xf32>) -> (
 
 // -----
 
+// rvnn.chunk_depth: the outer recursion's level count, the bound of the
+// recurse that runs it.
+// CHECK-LABEL: func.func @chunk_depth
+func.func @chunk_depth(%s: index) -> index {
+  // CHECK: %[[D:.*]] = rvnn.chunk_depth %{{.*}} {size = 30 : i64}
+  // CHECK-NEXT: return %[[D]] : index
+  %d = rvnn.chunk_depth %s {size = 30 : i64}
+  return %d : index
+}
+
+// -----
+
 // rvnn.unchunk: roots [N·S1, B, D] back to [N, B, S1, D].
 // CHECK-LABEL: func.func @unchunk_beams
 func.func @unchunk_beams(%roots: tensor<?x7x128xf32>, %mask: tensor<?x?xf32>) -> tensor<?x7x?x128xf32> {

@@ -193,6 +193,31 @@ TEST(RecursionOps, ChunkAndUnchunkGradients) {
       [&](const Inputs &in) { return ops::unchunk(in[0], ref, 2); }, {roots});
 }
 
+TEST(RecursionOps, ChunkDepthCountsTheRoundsOfChunk) {
+  // The level count is the number of chunk() rounds, each leaving one item
+  // per chunk, that reduce a sequence to one item.
+  for (int64_t size : {2, 3, 4, 30}) {
+    for (int64_t length = 1; length <= 200; ++length) {
+      auto items = at::zeros({1, length, 1}, kDouble);
+      auto mask = at::ones({1, length}, kDouble);
+      int64_t rounds = 0;
+      while (items.size(1) > 1) {
+        auto [chunks, chunkMask] = ops::chunk(items, mask, size);
+        items = ops::unchunk(chunks.select(1, 0), items, /*dim=*/1);
+        mask = ops::unchunk(chunkMask.select(1, 0), mask, /*dim=*/1);
+        ++rounds;
+      }
+      EXPECT_EQ(ops::chunkDepth(length, size), rounds)
+          << "length " << length << ", size " << size;
+    }
+  }
+  // RIR's example: 100 -> 120 padded -> 4 -> 1; 2000 -> 67 -> 3 -> 1.
+  EXPECT_EQ(ops::chunkDepth(100, 30), 2);
+  EXPECT_EQ(ops::chunkDepth(2000, 30), 3);
+  EXPECT_EQ(ops::chunkDepth(0, 30), 0);
+  EXPECT_THROW(ops::chunkDepth(10, 1), c10::Error);
+}
+
 TEST(RecursionOps, BalancedReduceWithSumEqualsSumOverRealTokens) {
   for (int64_t arity : {2, 3}) {
     for (int64_t length : {1, 5, 7, 9}) {

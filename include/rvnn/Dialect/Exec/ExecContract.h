@@ -179,6 +179,17 @@ struct ChunkOp {
   };
 };
 
+struct ChunkDepthOp {
+  static constexpr std::string_view name = "rvnn_exec.chunk_depth";
+  static constexpr OpKind kind = OpKind::Scalar;
+  struct operand {
+    static constexpr std::size_t length = 0;
+  };
+  struct attr {
+    static constexpr std::string_view size = "size";
+  };
+};
+
 struct CompareOp {
   static constexpr std::string_view name = "rvnn_exec.compare";
   static constexpr OpKind kind = OpKind::Kernel;
@@ -669,7 +680,7 @@ struct OpInfo {
 };
 
 // Every op, sorted by name.
-inline constexpr std::array<OpInfo, 55> kOps = {{
+inline constexpr std::array<OpInfo, 56> kOps = {{
     {ops::AllocOp::name, ops::AllocOp::kind},
     {ops::ArgMaxOp::name, ops::ArgMaxOp::kind},
     {ops::BalancedReduceOp::name, ops::BalancedReduceOp::kind},
@@ -682,6 +693,7 @@ inline constexpr std::array<OpInfo, 55> kOps = {{
     {ops::CallOp::name, ops::CallOp::kind},
     {ops::CastOp::name, ops::CastOp::kind},
     {ops::ChunkOp::name, ops::ChunkOp::kind},
+    {ops::ChunkDepthOp::name, ops::ChunkDepthOp::kind},
     {ops::CompareOp::name, ops::CompareOp::kind},
     {ops::ConcatOp::name, ops::ConcatOp::kind},
     {ops::ConstantOp::name, ops::ConstantOp::kind},

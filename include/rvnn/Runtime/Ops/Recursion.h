@@ -34,6 +34,11 @@ std::tuple<torch::Tensor, torch::Tensor> chunk(const torch::Tensor &x,
                                                const torch::Tensor &mask,
                                                int64_t size, int64_t dim = 1);
 
+/// rvnn.chunk_depth: how many rounds of chunk(size) reduce `length` items to
+/// one (0 for length <= 1; 1 + chunkDepth(ceil(length / size)) when length
+/// >= size + size/2; else 1). `size >= 2`.
+int64_t chunkDepth(int64_t length, int64_t size);
+
 /// rvnn.unchunk: `x` `[N·S1, ...]` with `ref` `[N, ...]` → the chunk index
 /// inserted as dim `dim`, e.g. `[N·S1, B, D]` → `[N, B, S1, D]` for dim 2.
 torch::Tensor unchunk(const torch::Tensor &x, const torch::Tensor &ref,

@@ -1,7 +1,8 @@
-// Recursion: rvnn.recurse and its yield, balanced_reduce, chunk/unchunk and
-// pair_merge.
+// Recursion: rvnn.recurse and its yield, balanced_reduce, chunk/unchunk,
+// chunk_depth and pair_merge.
 #include "rvnn/Dialect/Rvnn/IR/RvnnOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
@@ -19,6 +20,14 @@ using namespace mlir::rvnn;
 /// A dimension size for diagnostics: `?` when dynamic.
 static std::string dimStr(int64_t dim) {
   return ShapedType::isDynamic(dim) ? std::string("?") : std::to_string(dim);
+}
+
+/// The chunk size of rvnn.chunk and rvnn.chunk_depth: a chunk of one item
+/// would never shrink the sequence.
+static LogicalResult verifyChunkSize(Operation *op, int64_t size) {
+  if (size < 2)
+    return op->emitOpError("size must be >= 2, got ") << size;
+  return success();
 }
 
 /// The parent ops verify their body's yield before the generic verifier has
@@ -586,8 +595,8 @@ LogicalResult ChunkOp::verify() {
   int64_t dim = getDimAttr().getInt();
   auto x = cast<RankedTensorType>(getX().getType());
   RankedTensorType mask = getMask().getType();
-  if (size < 2)
-    return emitOpError("size must be >= 2, got ") << size;
+  if (failed(verifyChunkSize(getOperation(), size)))
+    return failure();
   if (x.getRank() < 2)
     return emitOpError("x must have rank >= 2 (a batch dim and a sequence "
                        "dim), got rank ")
@@ -645,6 +654,32 @@ struct CollapseSingleChunk : public OpRewritePattern<ChunkOp> {
 void ChunkOp::getCanonicalizationPatterns(RewritePatternSet &results,
                                           MLIRContext *context) {
   results.add<CollapseSingleChunk>(context);
+}
+
+//===----------------------------------------------------------------------===//
+// ChunkDepthOp
+//===----------------------------------------------------------------------===//
+
+int64_t ChunkDepthOp::depthOf(int64_t length, int64_t size) {
+  int64_t depth = 0;
+  while (length > 1) {
+    ++depth;
+    length = length < size + size / 2 ? 1 : (length + size - 1) / size;
+  }
+  return depth;
+}
+
+LogicalResult ChunkDepthOp::verify() {
+  return verifyChunkSize(getOperation(), getSizeAttr().getInt());
+}
+
+OpFoldResult ChunkDepthOp::fold(FoldAdaptor adaptor) {
+  auto length = dyn_cast_or_null<IntegerAttr>(adaptor.getLength());
+  int64_t size = getSizeAttr().getInt();
+  if (!length || size < 2)
+    return {};
+  return IntegerAttr::get(IndexType::get(getContext()),
+                          depthOf(length.getInt(), size));
 }
 
 //===----------------------------------------------------------------------===//

@@ -1,6 +1,7 @@
 #include "rvnn/Dialect/Rvnn/IR/RvnnDialect.h"
 #include "rvnn/Dialect/Rvnn/IR/RvnnOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "mlir/Transforms/InliningUtils.h"
@@ -29,6 +30,14 @@ struct RvnnInlinerInterface : public DialectInlinerInterface {
   }
 };
 } // namespace
+
+Operation *RvnnDialect::materializeConstant(OpBuilder &builder, Attribute value,
+                                            Type type, Location loc) {
+  auto integer = dyn_cast<IntegerAttr>(value);
+  if (!integer || !type.isIndex())
+    return nullptr;
+  return builder.create<arith::ConstantIndexOp>(loc, integer.getInt());
+}
 
 void RvnnDialect::initialize() {
   addInterfaces<RvnnInlinerInterface>();

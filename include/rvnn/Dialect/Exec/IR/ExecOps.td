@@ -246,6 +246,9 @@ def Exec_DimOp : Exec_Op<"dim", "scalar", [Pure]> {
   let assemblyFormat = "$source `,` $index attr-dict `:` type($source)";
 }
 
+// The outer chunked recursion's level count (a step bound).
+def Exec_ChunkDepthOp : Exec_MirrorOp<Rvnn_ChunkDepthOp, "scalar", [Pure]>;
+
 //===----------------------------------------------------------------------===//
 // Buffers and views
 //===----------------------------------------------------------------------===//

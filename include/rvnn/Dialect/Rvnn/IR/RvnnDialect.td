@@ -23,6 +23,8 @@ def Rvnn_Dialect : Dialect {
   let dependentDialects = ["::mlir::tensor::TensorDialect",
                            "::mlir::arith::ArithDialect"];
   let useDefaultAttributePrinterParser = 1;
+  // Index results that fold (rvnn.chunk_depth) become arith.constant.
+  let hasConstantMaterializer = 1;
 }
 
 class Rvnn_Op<string mnemonic, list<Trait> traits = []>

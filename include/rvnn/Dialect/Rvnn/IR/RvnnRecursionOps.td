@@ -234,6 +234,40 @@ def Rvnn_UnchunkOp : Rvnn_ShapedOp<"unchunk", [Pure]> {
   }];
 }
 
+def Rvnn_ChunkDepthOp : Rvnn_Op<"chunk_depth", [Pure]> {
+  let summary = "how many rounds of rvnn.chunk reduce a sequence to one item";
+  let description = [{
+    The number of levels of an outer chunked recursion (Recursion in
+    Recursion, model-specs §3) that reduces a sequence of `length` items to
+    one, when each level applies `rvnn.chunk` with `size` (`size >= 2`) and
+    reduces every chunk to one item:
+
+    ```
+    depth(S) = 0                         if S <= 1
+             = 1                         if S < size + size/2 (one chunk)
+             = 1 + depth(ceil(S / size)) otherwise
+    ```
+
+    It is the step bound of the `rvnn.recurse` that runs the outer recursion
+    (`max_steps`), since the level count depends on the batch's length.
+    Folds when `length` is a constant.
+
+    Example:
+    ```mlir
+    %levels = rvnn.chunk_depth %s {size = 30 : i64}
+    ```
+  }];
+  let arguments = (ins Index:$length, I64Attr:$size);
+  let results = (outs Index:$depth);
+  let assemblyFormat = "$length attr-dict";
+  let hasVerifier = 1;
+  let hasFolder = 1;
+  let extraClassDeclaration = [{
+    /// depth(length) for a chunk size `size >= 2`.
+    static int64_t depthOf(int64_t length, int64_t size);
+  }];
+}
+
 def Rvnn_PairMergeOp : Rvnn_ShapedOp<"pair_merge", [Pure]> {
   let summary = "replace the selected adjacent pair by its parent";
   let description = [{
