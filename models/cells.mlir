@@ -67,7 +67,9 @@ func.func @ordered_neurons_cell(%master: tensor<?x?xf32>,
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
   %c3 = arith.constant 3 : index
-  %m = tensor.dim %c, %c0 : tensor<?x?xf32>
+  // Sizes from the master gates, not the state, so that a loop whose master
+  // gates read no state sees that whole computation as state-independent.
+  %m = tensor.dim %master, %c0 : tensor<?x?xf32>
   %hidden = tensor.dim %c, %c1 : tensor<?x?xf32>
   %n2 = tensor.dim %master, %c1 : tensor<?x?xf32>
   %n = arith.divsi %n2, %c2 : index

@@ -20,11 +20,15 @@
 // ROUNDTRIP: rvnn.gate
 // ROUNDTRIP: rvnn.yield
 
-// The master gates read h_{t-1}: the cumax stays in the loop.
+// The input projection reads no state: rvnn-hoist-step-invariant computes it
+// for all steps before the loop. The master gates read h_{t-1}: the cumax
+// stays in the loop.
 // COMPILED-NOT: @ordered_neurons_cell
 // COMPILED-LABEL: func.func @forward
+// COMPILED: rvnn.linear %{{.*}} : (tensor<?x?x128xf32>, tensor<1680x128xf32>, tensor<1680xf32>) -> tensor<?x?x1680xf32>
+// COMPILED-NOT: rvnn.cumax
 // COMPILED: rvnn.recurse
-// COMPILED: rvnn.linear %{{.*}} : (tensor<?x128xf32>, tensor<1680x128xf32>, tensor<1680xf32>) -> tensor<?x1680xf32>
+// COMPILED: tensor.extract_slice {{.*}} : tensor<?x?x1680xf32> to tensor<?x1680xf32>
 // COMPILED: rvnn.linear %{{.*}} : (tensor<?x400xf32>, tensor<1680x400xf32>, tensor<1680xf32>) -> tensor<?x1680xf32>
 // COMPILED: rvnn.cumax %{{.*}} {dim = 1 : i64} : (tensor<?x40xf32>) -> tensor<?x40xf32>
 // COMPILED: math.tanh
