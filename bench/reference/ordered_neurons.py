@@ -9,7 +9,7 @@ The variants differ in what the master gates and the gates read:
 - "fasttrees": master gates from ih(x_t) only, the 4H gates add hh(h_{t-1});
 - "faster_fasttrees": no hh term at all;
 - "conv_fasttrees": like "fasttrees", but the master gates are
-  Linear(CausalConv(x)) (kernel `conv_w.shape[-1]`, left-padded).
+  Linear(CausalConv(x)) (kernel CONV_KERNEL, zero-padded on the left).
 A padded step (mask 0) keeps the state, so the encoding is the state after
 the last real token. The master gates are computed per step inside the loop,
 as ON-LSTM's reference code does, not batched over time.
@@ -26,7 +26,8 @@ from sentence_pair import stack_pair
 
 # FastTrees paper, logical inference: dropout 0.2 between layers.
 DROPOUT = {"in": 0.2, "out": 0.2}
-CHUNK = 10
+# Conv FastTrees' kernel size (the paper gives none).
+CONV_KERNEL = 3
 
 
 def rate(dropout, key, training):
@@ -58,11 +59,13 @@ def cell(master, gates, c):
     return h_new, c_new
 
 
-def causal_conv(p, x):
-    """x [M, S, E] -> [M, S, C]: out_t reads x_{t-k+1} .. x_t (zeros before 0)."""
-    w = p["conv_w"]  # [C, E, k]
-    k = w.size(-1)
-    y = F.conv1d(F.pad(x.transpose(1, 2), (k - 1, 0)), w, p["conv_b"])
+def causal_conv(p, x, kernel):
+    """x [M, S, E] -> [M, S, C]: out_t reads x_{t-k+1} .. x_t (zeros before
+    the sequence). The model stores the weight as [C, k·E], the weight of
+    x_{t-k+1+j}[e] at column j·E + e; conv1d takes [C, E, k]."""
+    channels, width = p["conv_w"].shape
+    w = p["conv_w"].reshape(channels, kernel, width // kernel).transpose(1, 2)
+    y = F.conv1d(F.pad(x.transpose(1, 2), (kernel - 1, 0)), w, p["conv_b"])
     return y.transpose(1, 2)
 
 
@@ -73,9 +76,10 @@ def encode(variant, p, tokens, mask, training=False, dropout=None):
         x = F.dropout(x, rate_in, training=True)
     m, length = tokens.shape
     hidden = p["head_w2"].size(1)
-    n2 = p["ih_w"].size(0) - 4 * hidden
+    n2 = p["ih_w"].size(0) - 4 * hidden  # 2n, 0 for conv_fasttrees
     if variant == "conv_fasttrees":
-        master_seq = F.linear(causal_conv(p, x), p["master_w"], p["master_b"])
+        master_seq = F.linear(causal_conv(p, x, CONV_KERNEL), p["master_w"],
+                              p["master_b"])
     h = x.new_zeros(m, hidden)
     c = x.new_zeros(m, hidden)
     for t in range(length):
