@@ -85,7 +85,10 @@ def RvnnHoistStepInvariant : Pass<"rvnn-hoist-step-invariant"> {
     `tensor.extract_slice`. Ops with memory effects (`rvnn.dropout`) and ops
     with regions stay where they are. The batched ops compute every step of
     the sequence, also steps a loop with per-sample halting would not run;
-    their values at the steps it runs are unchanged.
+    their values at the steps it runs are unchanged. The backward of each
+    step slice left in the body is, per step, a cotangent of the whole
+    batched tensor (zeros plus the step's window), so batching trades
+    per-step forward work for O(steps x whole) backward work.
 
     Runs in `rvnn-front` after CSE, so that the casts and shape queries of
     inlined cells are folded first.
