@@ -21,6 +21,11 @@ void rvnn::buildFrontPipeline(OpPassManager &pm,
   // arith on index, which lowers to the contract's index arithmetic.
   pm.addPass(createLowerAffinePass());
   pm.addPass(createCSEPass());
+  // Batch what recurrences compute from their inputs alone, then share the
+  // shape queries it adds.
+  pm.addPass(createRvnnHoistStepInvariant());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
   pm.addPass(createSymbolDCEPass());
 }
 
@@ -45,7 +50,8 @@ void rvnn::registerCompilePipeline() {
   PassPipelineRegistration<CompilePipelineOptions>(
       "rvnn-front",
       "The front end: link cells, inline, infer shapes, canonicalize, lower "
-      "affine.apply to arith, CSE, drop unused symbols",
+      "affine.apply to arith, CSE, hoist and batch what recurrences compute "
+      "from their inputs alone, canonicalize, CSE, drop unused symbols",
       buildFrontPipeline);
   PassPipelineRegistration<CompilePipelineOptions>(
       "rvnn-compile",

@@ -52,6 +52,55 @@ def RvnnInferShapes : Pass<"rvnn-infer-shapes", "::mlir::ModuleOp"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def RvnnHoistStepInvariant : Pass<"rvnn-hoist-step-invariant"> {
+  let summary = "Batch the state-independent part of a recurrence over all "
+                "steps";
+  let description = [{
+    In the body of every `rvnn.recurse`, finds the ops that do not depend on
+    the loop state and computes them once, before the loop, for all steps
+    together; the body keeps only what reads the state. This is FastTrees'
+    observation ("tree induction need not be autoregressive") as a compiler
+    transformation: a model is written as a plain recurrence, and whatever
+    its gates compute from the inputs alone (ON-LSTM's input projections,
+    FastTrees' whole master-gate computation) becomes one batched computation
+    over the sequence.
+
+    Two kinds of ops leave the body:
+    - memory-effect-free ops that read only values defined before the loop
+      (loop-invariant code motion);
+    - ops whose operands are step slices or loop-invariant: a step slice is
+      `tensor.extract_slice %x[.., %t, ..] [.., 1, ..]` of a value `%x`
+      defined before the loop, at the step counter `%t` along one dim, with
+      unit strides and the other offsets and sizes loop-invariant. Its whole
+      range along that dim is cut before the loop, and every op that reads
+      only step slices (and invariant weights) is rewritten to run on the
+      whole range, the step dim being one more batch dim: elementwise ops
+      (arith, math, rvnn's unary ops), `rvnn.linear` (invariant weight and
+      bias; the step dim is not the feature dim), `rvnn.cumax` and
+      `rvnn.softmax` (the step dim is not theirs), `rvnn.broadcast_like`,
+      `tensor.extract_slice` along other dims, `tensor.expand_shape` and
+      `tensor.collapse_shape` (the step dim a group of its own), `tensor.cast`,
+      and `tensor.dim` along another dim (the whole's size).
+    A use that stays in the body reads step `%t` of the batched value with a
+    `tensor.extract_slice`. Ops with memory effects (`rvnn.dropout`) and ops
+    with regions stay where they are. The batched ops compute every step of
+    the sequence, also steps a loop with per-sample halting would not run;
+    their values at the steps it runs are unchanged. The backward of each
+    step slice left in the body is, per step, a cotangent of the whole
+    batched tensor (zeros plus the step's window), so batching trades
+    per-step forward work for O(steps x whole) backward work.
+
+    Runs in `rvnn-front` after CSE, so that the casts and shape queries of
+    inlined cells are folded first.
+
+    Example: `rvnn-opt models/on_lstm.mlir --rvnn-front=library=models/cells.mlir`
+    shows ON-LSTM's input projection as one linear over the whole sequence
+    before the loop.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def RvnnExportPlan : Pass<"rvnn-export-plan", "::mlir::ModuleOp"> {
   let summary = "Write the module as a compiled-model directory";
   let description = [{

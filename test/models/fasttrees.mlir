@@ -1,0 +1,38 @@
+// The model parses, verifies and round-trips.
+// RUN: rvnn-opt %models/fasttrees.mlir | rvnn-opt | FileCheck %s --check-prefix=ROUNDTRIP
+// The front end inlines the ordered-neurons cell and finds that the master
+// gates read no state: rvnn-hoist-step-invariant computes them for all steps
+// before the loop.
+// RUN: rvnn-opt %models/fasttrees.mlir --rvnn-front=library=%models/cells.mlir | FileCheck %s --check-prefix=COMPILED
+// The full pipeline leaves only execution-contract ops.
+// RUN: rvnn-opt %models/fasttrees.mlir --rvnn-compile=library=%models/cells.mlir | FileCheck %s --check-prefix=EXEC
+
+// ROUNDTRIP: rvnn.param @ih_w : tensor<1680x128xf32> init uniform
+// ROUNDTRIP: rvnn.param @hh_w : tensor<1600x400xf32> init uniform
+// ROUNDTRIP-LABEL: func.func @forward
+// ROUNDTRIP: rvnn.recurse
+// ROUNDTRIP: rvnn.linear %{{.*}} : (tensor<?x128xf32>, tensor<1680x128xf32>, tensor<1680xf32>) -> tensor<?x1680xf32>
+// ROUNDTRIP: func.call @ordered_neurons_cell
+// ROUNDTRIP: rvnn.yield
+
+// COMPILED-LABEL: func.func @forward
+// COMPILED: rvnn.linear %{{.*}} : (tensor<?x?x128xf32>, tensor<1680x128xf32>, tensor<1680xf32>) -> tensor<?x?x1680xf32>
+// COMPILED: rvnn.cumax %{{.*}} {dim = 2 : i64} : (tensor<?x?x40xf32>) -> tensor<?x?x40xf32>
+// COMPILED: rvnn.cumax %{{.*}} {dim = 2 : i64} : (tensor<?x?x40xf32>) -> tensor<?x?x40xf32>
+// COMPILED: tensor.collapse_shape {{.*}} into tensor<?x?x400xf32>
+// COMPILED: rvnn.recurse
+// COMPILED-NOT: rvnn.cumax
+// COMPILED: rvnn.linear %{{.*}} : (tensor<?x400xf32>, tensor<1600x400xf32>, tensor<1600xf32>) -> tensor<?x1600xf32>
+// COMPILED-NOT: rvnn.cumax
+// COMPILED: rvnn.yield
+// COMPILED: -> tensor<?x7xf32>
+
+// EXEC-LABEL: rvnn_exec.func @forward
+// EXEC-NOT: {{ (arith|math|tensor|linalg|func|scf|rvnn)\.}}
+// EXEC: rvnn_exec.cumax
+// EXEC: rvnn_exec.recurse <none>
+// EXEC: rvnn_exec.call @forward_body({{.*}}) forward @forward_body_fwd backward @forward_body_bwd grad_inputs
+// EXEC: rvnn_exec.return
+// EXEC: rvnn_exec.func @forward_body(
+// EXEC-NOT: rvnn_exec.cumax
+// EXEC: rvnn_exec.func @forward_body_fwd(
