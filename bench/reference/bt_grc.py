@@ -8,7 +8,7 @@ score, which the masked softmax and the ranking ignore).
 Evaluation mode (no dropout, no Gumbel noise) by default. `params` uses the
 model's parameter names; linear weights are [out, in]. With `training=True`
 dropout applies where §8 puts it, at the rates in `dropout` (keys "in",
-"cell", "out"; default DROPOUT), and both top-ks rank with Gumbel(0, 1)
+"cell", "out"; default bbt_grc.DROPOUT), and both top-ks rank with Gumbel(0, 1)
 noise (unless `noise=False`), all drawn from torch's default generator.
 `prune` is the step that brings B·k candidates back to BEAM beams (BT-GRC
 OneSoft replaces it).
@@ -16,17 +16,10 @@ OneSoft replaces it).
 import torch
 import torch.nn.functional as F
 
+from bbt_grc import _rate as rate, head
 from cells import grc
 
 BEAM = 5
-# §8, ListOps: dropout in / cell / out.
-DROPOUT = {"in": 0.1, "cell": 0.1, "out": 0.1}
-
-
-def rate(dropout, key, training):
-    if not training:
-        return 0.0
-    return (DROPOUT if dropout is None else dropout).get(key, 0.0)
 
 
 def masked_softmax(x, mask, dim=-1):
@@ -141,13 +134,7 @@ def logits(params, inputs, training=False, dropout=None, prune=truncate,
            noise=True):
     tokens, mask = inputs
     root = encode(params, tokens, mask, training, dropout, prune, noise)
-    rate_out = rate(dropout, "out", training)
-    if rate_out > 0:
-        root = F.dropout(root, rate_out, training=True)
-    hidden = F.gelu(F.linear(root, params["head_w1"], params["head_b1"]))
-    if rate_out > 0:
-        hidden = F.dropout(hidden, rate_out, training=True)
-    return F.linear(hidden, params["head_w2"], params["head_b2"])
+    return head(params, root, training, dropout)
 
 
 def loss(params, inputs, labels, training=False, dropout=None):
