@@ -27,12 +27,16 @@
 // COMPILED: rvnn.yield
 // COMPILED: -> tensor<?x7xf32>
 
+// The code before the loop (the master gates of every step) is one compiled
+// call too.
 // EXEC-LABEL: rvnn_exec.func @forward
 // EXEC-NOT: {{ (arith|math|tensor|linalg|func|scf|rvnn)\.}}
-// EXEC: rvnn_exec.cumax
+// EXEC: rvnn_exec.call @forward_part_0({{.*}}) forward @forward_part_0_fwd backward @forward_part_0_bwd grad_inputs
 // EXEC: rvnn_exec.recurse <none>
 // EXEC: rvnn_exec.call @forward_body({{.*}}) forward @forward_body_fwd backward @forward_body_bwd grad_inputs
 // EXEC: rvnn_exec.return
+// EXEC: rvnn_exec.func @forward_part_0(
+// EXEC: rvnn_exec.cumax
 // EXEC: rvnn_exec.func @forward_body(
 // EXEC-NOT: rvnn_exec.cumax
 // EXEC: rvnn_exec.func @forward_body_fwd(

@@ -10,7 +10,7 @@
 // instead of the residuals, and reruns `forward` in backward.
 #include "Handlers.h"
 
-#include "DeferredWeightGrad.h"
+#include "GradCollector.h"
 
 #include <algorithm>
 #include <optional>
@@ -225,7 +225,7 @@ private:
         throw PlanError("@" + functionName(op, Call::attr::backward) +
                         " returns an integer for tensor grad_inputs entry " +
                         std::to_string(position));
-      // A deferred weight gradient reaches the weight through its collector.
+      // A deferred gradient reaches the operand through its collector.
       result.push_back(isDeferredZero(*grad) ? Tensor() : *grad);
     }
     return result;

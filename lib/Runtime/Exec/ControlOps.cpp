@@ -2,7 +2,7 @@
 // halting policy, balanced_reduce).
 #include "Handlers.h"
 
-#include "DeferredWeightGrad.h"
+#include "GradCollector.h"
 #include "rvnn/Runtime/Ops/Recursion.h"
 
 namespace rvnn::runtime {
@@ -15,9 +15,9 @@ void paramGet(Executor &executor, const PlanOp &op, Frame &frame) {
   torch::Tensor param =
       executor.parameter(attrAs<std::string>(op, exec::ParamGetOp::attr::name));
   // The compiled backward's gemm vjps defer their weight gradients to a
-  // collector (DeferredWeightGrad.h); the reference path keeps ATen's own.
+  // collector (GradCollector.h); the reference path keeps ATen's own.
   if (executor.context().kernelMode == KernelMode::Generated)
-    param = collectWeightGrad(param);
+    param = collectGrad(param);
   frame.setResult(op, 0, param);
 }
 
@@ -91,6 +91,8 @@ void recurse(Executor &executor, const PlanOp &op, Frame &frame) {
   contract::HaltingPolicy policy =
       enumAttr(op, Recurse::attr::halting, contract::parseHaltingPolicy);
   int64_t bound = stepBound(executor, op, frame, policy);
+  if (ctx.kernelMode == KernelMode::Generated)
+    collectCapturedGrads(op, frame);
   if (policy != contract::HaltingPolicy::per_sample &&
       checkpointsSegments(executor, op, state)) {
     state = runCheckpointedLoop(executor, op, frame, std::move(state), bound);

@@ -63,6 +63,12 @@ OperandGroup operandGroup(const PlanOp &op, size_t group);
 /// it, each once, in ascending order.
 std::vector<int64_t> capturedValueIds(const PlanRegion &region);
 
+/// Rebinds the tensors `loop`'s body reads from outside to views that collect
+/// their gradients (GradCollector.h) when gradients are recorded, so that
+/// the vjps of a step's slices of such a tensor add their windows into one
+/// gradient of it instead of returning one of its size per step.
+void collectCapturedGrads(const PlanOp &loop, Frame &frame);
+
 /// Whether `op`, a recurse without per-sample halting, runs in checkpointed
 /// segments: the recompute policy, generated kernels, gradients recorded,
 /// and a state of tensors only.

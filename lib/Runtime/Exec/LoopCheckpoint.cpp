@@ -7,6 +7,8 @@
 // states instead of n.
 #include "Handlers.h"
 
+#include "GradCollector.h"
+
 #include <algorithm>
 #include <cmath>
 #include <functional>
@@ -124,6 +126,7 @@ struct SegmentFunction : torch::autograd::Function<SegmentFunction> {
     std::vector<RuntimeValue> outputs;
     {
       torch::AutoGradMode enable(true);
+      collectCapturedGrads(*seg->op, replay);
       outputs = runSteps(executor, *seg->op, replay, std::move(state),
                          seg->firstStep, seg->steps);
     }
@@ -176,6 +179,12 @@ std::vector<int64_t> capturedValueIds(const PlanRegion &region) {
   };
   walk(region);
   return {captured.begin(), captured.end()};
+}
+
+void collectCapturedGrads(const PlanOp &loop, Frame &frame) {
+  for (int64_t id : capturedValueIds(loop.regions.at(0)))
+    if (const auto *tensor = std::get_if<Tensor>(&frame.get(loop, id)))
+      frame.bind(id, collectGrad(Tensor(*tensor)));
 }
 
 bool checkpointsSegments(Executor &executor, const PlanOp &op,

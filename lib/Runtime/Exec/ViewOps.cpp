@@ -2,6 +2,8 @@
 // transposition.
 #include "Handlers.h"
 
+#include "GradCollector.h"
+
 #include <algorithm>
 #include <limits>
 
@@ -36,6 +38,12 @@ void alloc(Executor &executor, const PlanOp &op, Frame &frame) {
                   torch::zeros(resultShape(op, frame, 0),
                                torch::dtype(scalarType(op.resultTypes[0].dtype))
                                    .device(executor.context().device)));
+}
+
+void witness(Executor &, const PlanOp &op, Frame &frame) {
+  frame.setResult(op, 0,
+                  runtime::shapeWitness(
+                      frame.tensor(op, exec::ShapeWitnessOp::operand::like)));
 }
 
 void reshape(Executor &, const PlanOp &op, Frame &frame) {
@@ -171,6 +179,7 @@ void transpose(Executor &, const PlanOp &op, Frame &frame) {
 
 void registerViewOps(OpRegistry &r) {
   r[exec::AllocOp::name] = alloc;
+  r[exec::ShapeWitnessOp::name] = witness;
   r[exec::CastOp::name] = tensors<1>([](const Tensor &a) { return a; });
   r[exec::ReshapeOp::name] = reshape;
   r[exec::SliceOp::name] = slice;

@@ -1,7 +1,7 @@
 // rvnn_exec.vjp: the cotangents of a primal op's operands, for the backward
 // functions rvnn-exec-differentiate writes. The body applies one primal op to
 // block arguments (or several slices of one of them, whose cotangents go to
-// their windows of one zero tensor); a fast rule keyed by that op's name
+// their windows of one cotangent of it); a fast rule keyed by that op's name
 // applies its derivative directly (a dispatch's generated `_grad` kernel,
 // ATen's backward functions), and any other op is differentiated by ATen
 // autograd through its reference handler. vjp results carry no gradient
@@ -11,7 +11,7 @@
 // sizes only and never write into it.
 #include "Handlers.h"
 
-#include "DeferredWeightGrad.h"
+#include "GradCollector.h"
 #include "rvnn/Runtime/Ops/Attention.h"
 #include "rvnn/Runtime/Ops/Beam.h"
 #include "rvnn/Runtime/Ops/NN.h"
@@ -175,16 +175,31 @@ void addIntoWindow(Tensor &grad, const SliceSpec &spec, Tensor dy) {
   stridedSlice(grad, spec).add_(dy);
 }
 
-/// The slice's cotangent lands in its window of a zero source; the offsets
-/// and sizes (index operands) get none.
+/// The cotangent of the source of slices from their windows' cotangents
+/// `dys`: added into the gradient the source's collector keeps
+/// (windowGradSum), leaving a deferred zero, or else into a zero tensor of
+/// the source's shape.
+Tensor windowsGrad(const Tensor &source, const std::vector<SliceSpec> &windows,
+                   const std::vector<Tensor> &dys) {
+  Tensor collected = windowGradSum(source);
+  Tensor grad = collected.defined()
+                    ? collected
+                    : at::zeros_like(source, at::MemoryFormat::Contiguous);
+  for (size_t i = 0; i < windows.size(); ++i)
+    addIntoWindow(grad, windows[i], dys.at(i));
+  return collected.defined() ? deferredZero(source) : grad;
+}
+
+/// The slice's cotangent lands in its window of the source's cotangent; the
+/// offsets and sizes (index operands) get none.
 std::optional<std::vector<Tensor>>
 sliceRule(Executor &, const PlanOp &op, const Frame &frame,
           const std::vector<Tensor> &cotangents, const std::vector<bool> &) {
-  Tensor grad =
-      at::zeros_like(frame.tensor(op, exec::SliceOp::operand::source));
-  addIntoWindow(grad, sliceSpec(op, frame), cotangents.at(0));
+  using Slice = exec::SliceOp;
   std::vector<Tensor> grads(op.operands.size());
-  grads[exec::SliceOp::operand::source] = grad;
+  grads[Slice::operand::source] =
+      windowsGrad(frame.tensor(op, Slice::operand::source),
+                  {sliceSpec(op, frame)}, {cotangents.at(0)});
   return grads;
 }
 
@@ -362,8 +377,8 @@ std::optional<size_t> argumentIndex(const PlanRegion &body, int64_t id) {
 }
 
 /// A body of several slices of one block argument, yielded in order: each
-/// cotangent is added into its window of one zero tensor of the source's
-/// shape (the index operands get none). Nullopt for any other body.
+/// cotangent is added into its window of the source's cotangent
+/// (windowsGrad; the index operands get none). Nullopt for any other body.
 std::optional<std::vector<Tensor>>
 slicesGrads(Frame &frame, const PlanRegion &body, const VjpInputs &in) {
   const std::vector<PlanOp> &ops = body.body;
@@ -384,10 +399,11 @@ slicesGrads(Frame &frame, const PlanRegion &body, const VjpInputs &in) {
   for (size_t i = 0; i < body.args.size(); ++i)
     frame.bind(body.args[i], in.primals.at(i));
   torch::NoGradGuard noGrad;
-  Tensor grad = at::zeros_like(std::get<Tensor>(in.primals.at(*source)),
-                               at::MemoryFormat::Contiguous);
+  std::vector<SliceSpec> windows;
   for (size_t i = 0; i + 1 < ops.size(); ++i)
-    addIntoWindow(grad, sliceSpec(ops[i], frame), in.cotangents.at(i));
+    windows.push_back(sliceSpec(ops[i], frame));
+  Tensor grad = windowsGrad(std::get<Tensor>(in.primals.at(*source)), windows,
+                            in.cotangents);
   std::vector<Tensor> grads;
   for (int64_t index : in.gradInputs)
     grads.push_back(static_cast<size_t>(index) == *source ? grad : Tensor());

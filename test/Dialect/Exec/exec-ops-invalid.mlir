@@ -16,6 +16,14 @@ rvnn_exec.func @reshape_element_type(%x: tensor<4xf32>) -> tensor<2x2xf64> {
 
 // -----
 
+rvnn_exec.func @shape_witness_type(%x: tensor<4xf32>) -> tensor<5xf32> {
+  // expected-error @+1 {{requires the same type for all operands and results}}
+  %w = "rvnn_exec.shape_witness"(%x) : (tensor<4xf32>) -> tensor<5xf32>
+  rvnn_exec.return %w : tensor<5xf32>
+}
+
+// -----
+
 rvnn_exec.func @cast_shape(%x: tensor<4xf32>) -> tensor<5xf32> {
   // expected-error @+1 {{casts between incompatible shapes}}
   %r = rvnn_exec.cast %x : tensor<4xf32> to tensor<5xf32>

@@ -21,6 +21,8 @@ rvnn_exec.func @kinds(%x: tensor<?x2x4xf32>, %n: index) -> (tensor<?x4xf32>, ind
   // CHECK: rvnn_exec.concat
   %lr = rvnn_exec.concat %l, %l {dim = 1 : i64}
       : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x8xf32>
+  // CHECK: rvnn_exec.shape_witness %{{.*}} : tensor<?x8xf32>
+  %lrw = rvnn_exec.shape_witness %lr : tensor<?x8xf32>
   %w = rvnn_exec.param_get @w : tensor<4x8xf32>
   %b = rvnn_exec.param_get @b : tensor<4xf32>
   // CHECK: rvnn_exec.gemm %{{.*}}, %{{.*}} bias %{{.*}} {transpose_rhs}

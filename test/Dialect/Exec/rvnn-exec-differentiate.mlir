@@ -49,8 +49,8 @@ rvnn_exec.func @forward(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
 
 // A tree level: concat, reshape and broadcast get their adjoints as
 // contract ops; the mask input is not differentiable. The slice's derivative
-// reads only its source's shape: the residual is a zero broadcast to that
-// shape, not the concatenation.
+// reads only its source's shape: the residual is a shape witness, not the
+// concatenation.
 rvnn_exec.param @v : tensor<8xf32> init <ones>
 rvnn_exec.func @reduce(%x: tensor<?x?x4xf32>, %m: tensor<?x?xf32>) -> tensor<?x4xf32> {
   %v = rvnn_exec.param_get @v : tensor<8xf32>
@@ -85,8 +85,7 @@ rvnn_exec.func @reduce(%x: tensor<?x?x4xf32>, %m: tensor<?x?xf32>) -> tensor<?x4
 // CHECK-NEXT:    %[[C0:.*]] = rvnn_exec.constant 0 : index
 // CHECK-NEXT:    %[[QN:.*]] = rvnn_exec.dim %[[Q]], %[[C0]]
 // CHECK-NEXT:    %[[BOTH:.*]] = rvnn_exec.concat
-// CHECK-NEXT:    %[[ZERO:.*]] = rvnn_exec.constant dense<0.000000e+00> : tensor<f32>
-// CHECK-NEXT:    %[[SHAPE:.*]] = rvnn_exec.broadcast_like %[[ZERO]], %[[BOTH]] : (tensor<f32>, tensor<?x16xf32>) -> tensor<?x16xf32>
+// CHECK-NEXT:    %[[SHAPE:.*]] = rvnn_exec.shape_witness %[[BOTH]] : tensor<?x16xf32>
 // CHECK-NEXT:    rvnn_exec.slice %[[BOTH]]
 // CHECK-NEXT:    rvnn_exec.return %{{.*}}, %[[SHAPE]], %[[N]], %[[QN]], %[[E]], %[[Q]], %arg2
 // CHECK-LABEL: rvnn_exec.func @reduce_body_bwd(
@@ -107,8 +106,8 @@ rvnn_exec.func @reduce(%x: tensor<?x?x4xf32>, %m: tensor<?x?xf32>) -> tensor<?x4
 // What a vjp's derivative reads of its primal op's operands depends on the
 // op and on which cotangents it computes: with `sel` inactive, pair_merge is
 // linear in h and cand, and a gemm whose lhs is inactive needs the lhs but
-// not the rhs. Those operands are passed as zero broadcasts to their shapes,
-// so h is no residual: the residuals are the witnesses, sel and x, and the
+// not the rhs. Those operands are passed as shape witnesses, so h is no
+// residual: the residuals are the witnesses, sel and x, and the
 // parameter itself (alive anyway: no witness).
 rvnn_exec.param @w : tensor<4x4xf32> init <xavier_uniform>
 rvnn_exec.func @merge(%x: tensor<?x3x4xf32>, %sel: tensor<?x2xf32>) -> tensor<?x2x4xf32> {
@@ -129,11 +128,9 @@ rvnn_exec.func @merge(%x: tensor<?x3x4xf32>, %sel: tensor<?x2xf32>) -> tensor<?x
 // CHECK-SAME:      %[[X:[^:]*]]: tensor<?x3x4xf32>, %[[W:[^:]*]]: tensor<4x4xf32>, %[[N:[^:]*]]: index, %[[SEL:[^:]*]]: tensor<?x2xf32>)
 // CHECK-SAME:      -> (tensor<?x2x4xf32>, tensor<?x3x4xf32>, tensor<?x1x4xf32>, tensor<?x2xf32>, index, tensor<?x3x4xf32>, tensor<4x4xf32>)
 // CHECK-NEXT:    %[[H:.*]] = rvnn_exec.gemm %[[X]], %[[W]]
-// CHECK-NEXT:    %[[Z1:.*]] = rvnn_exec.constant dense<0.000000e+00> : tensor<f32>
-// CHECK-NEXT:    %[[HSHAPE:.*]] = rvnn_exec.broadcast_like %[[Z1]], %[[H]]
+// CHECK-NEXT:    %[[HSHAPE:.*]] = rvnn_exec.shape_witness %[[H]]
 // CHECK-NEXT:    %[[CAND:.*]] = rvnn_exec.slice %[[H]]
-// CHECK-NEXT:    %[[Z2:.*]] = rvnn_exec.constant dense<0.000000e+00> : tensor<f32>
-// CHECK-NEXT:    %[[CSHAPE:.*]] = rvnn_exec.broadcast_like %[[Z2]], %[[CAND]]
+// CHECK-NEXT:    %[[CSHAPE:.*]] = rvnn_exec.shape_witness %[[CAND]]
 // CHECK-NEXT:    %[[M:.*]] = rvnn_exec.pair_merge %[[H]], %[[CAND]], %[[SEL]]
 // CHECK-NEXT:    rvnn_exec.return %[[M]], %[[HSHAPE]], %[[CSHAPE]], %[[SEL]], %[[N]], %[[X]], %[[W]] :
 // CHECK-LABEL: rvnn_exec.func @merge_part_bwd(
@@ -208,31 +205,38 @@ rvnn_exec.func @parts(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
 
 // -----
 
-// A size computed inside a run and read after it keeps the run on autograd
-// (a call hands on tensors only).
+// A size computed inside a run and read after it is computed again after
+// the run, from the call's result (a call hands on tensors only), so the run
+// still becomes a call; the primal keeps no copy of the size.
 rvnn_exec.param @w : tensor<4x4xf32> init <xavier_uniform>
 rvnn_exec.func @scalar_out(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
   %w = rvnn_exec.param_get @w : tensor<4x4xf32>
   %c0 = rvnn_exec.constant 0 : index
-  // expected-remark @below {{stays on ATen autograd: 'rvnn_exec.dim' hands a scalar to the code after it}}
   %z = rvnn_exec.gemm %x, %w {transpose_rhs}
       : (tensor<?x4xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
   %n = rvnn_exec.dim %z, %c0 : tensor<?x4xf32>
+  %n2 = rvnn_exec.index_arith <mul> %n, %n : index
   %h = rvnn_exec.recurse <fixed> (%z) {steps = 2 : i64}
       : (tensor<?x4xf32>) -> tensor<?x4xf32> {
   ^bb0(%t: index, %s: tensor<?x4xf32>):
     %g = rvnn_exec.gelu %s : tensor<?x4xf32>
     rvnn_exec.yield %g : tensor<?x4xf32>
   }
-  %a = rvnn_exec.alloc (%n) : tensor<?x4xf32>
+  %a = rvnn_exec.alloc (%n2) : tensor<?x4xf32>
   %o = rvnn_exec.elementwise <sub> %a, %h : tensor<?x4xf32>
   rvnn_exec.return %o : tensor<?x4xf32>
 }
 // CHECK-LABEL: rvnn_exec.func @scalar_out(
-// CHECK:         rvnn_exec.gemm
-// CHECK:         rvnn_exec.dim
-// CHECK:         rvnn_exec.call @scalar_out_body(
-// CHECK:         rvnn_exec.call @scalar_out_part(
+// CHECK:         %[[C0:.*]] = rvnn_exec.constant 0 : index
+// CHECK-NEXT:    %[[Z:.*]] = rvnn_exec.call @scalar_out_part_0(%arg0, %{{.*}}) forward @scalar_out_part_0_fwd
+// CHECK-NEXT:    %[[N:.*]] = rvnn_exec.dim %[[Z]], %[[C0]]
+// CHECK-NEXT:    %[[N2:.*]] = rvnn_exec.index_arith <mul> %[[N]], %[[N]]
+// CHECK-NEXT:    %[[H:.*]] = rvnn_exec.recurse <fixed>(%[[Z]])
+// CHECK:           rvnn_exec.call @scalar_out_body(
+// CHECK:         rvnn_exec.call @scalar_out_part(%[[N2]], %[[H]])
+// CHECK-LABEL: rvnn_exec.func @scalar_out_part_0(
+// CHECK-NEXT:    %[[G:.*]] = rvnn_exec.gemm
+// CHECK-NEXT:    rvnn_exec.return %[[G]]
 
 // -----
 

@@ -554,6 +554,14 @@ struct ReturnOp {
   };
 };
 
+struct ShapeWitnessOp {
+  static constexpr std::string_view name = "rvnn_exec.shape_witness";
+  static constexpr OpKind kind = OpKind::View;
+  struct operand {
+    static constexpr std::size_t like = 0;
+  };
+};
+
 struct SigmoidOp {
   static constexpr std::string_view name = "rvnn_exec.sigmoid";
   static constexpr OpKind kind = OpKind::Kernel;
@@ -680,7 +688,7 @@ struct OpInfo {
 };
 
 // Every op, sorted by name.
-inline constexpr std::array<OpInfo, 56> kOps = {{
+inline constexpr std::array<OpInfo, 57> kOps = {{
     {ops::AllocOp::name, ops::AllocOp::kind},
     {ops::ArgMaxOp::name, ops::ArgMaxOp::kind},
     {ops::BalancedReduceOp::name, ops::BalancedReduceOp::kind},
@@ -727,6 +735,7 @@ inline constexpr std::array<OpInfo, 56> kOps = {{
     {ops::ReluOp::name, ops::ReluOp::kind},
     {ops::ReshapeOp::name, ops::ReshapeOp::kind},
     {ops::ReturnOp::name, ops::ReturnOp::kind},
+    {ops::ShapeWitnessOp::name, ops::ShapeWitnessOp::kind},
     {ops::SigmoidOp::name, ops::SigmoidOp::kind},
     {ops::SliceOp::name, ops::SliceOp::kind},
     {ops::SoftDepthMixOp::name, ops::SoftDepthMixOp::kind},

@@ -117,7 +117,7 @@ bool mlir::rvnn::exec::isDifferentiableType(Type type) {
 
 bool mlir::rvnn::exec::hasDifferentiableResults(Operation *op) {
   return !isa<ConstantOp, DimOp, IndexArithOp, CompareOp, ConvertOp, AllocOp,
-              DropoutMaskOp, ArgMaxOp, OneHotOp>(op);
+              ShapeWitnessOp, DropoutMaskOp, ArgMaxOp, OneHotOp>(op);
 }
 
 bool mlir::rvnn::exec::drawsRandomNumbers(Operation *op) {
@@ -188,12 +188,7 @@ Value ReverseSweep::shapeWitness(Value primal) {
     primalSide.setInsertionPointAfter(def);
   else
     primalSide.setInsertionPointToStart(primal.getParentBlock());
-  auto type = cast<RankedTensorType>(primal.getType());
-  auto scalarType = RankedTensorType::get({}, type.getElementType());
-  Value zero = primalSide.create<ConstantOp>(
-      primal.getLoc(), primalSide.getZeroAttr(scalarType));
-  return primalSide.create<BroadcastLikeOp>(primal.getLoc(), type, zero,
-                                            primal);
+  return primalSide.create<ShapeWitnessOp>(primal.getLoc(), primal);
 }
 
 void ReverseSweep::passShapeWitnesses(const llvm::DenseSet<Value> &retained) {

@@ -67,9 +67,8 @@ private:
   Value sizeOf(Value primal, int64_t dim);
   /// A zero tensor of `primal`'s type.
   Value zerosLike(Value primal);
-  /// A zero of `primal`'s type broadcast to its shape on the primal side: a
-  /// view of one element that stands for `primal` where only its shape is
-  /// read.
+  /// A shape_witness of `primal` on the primal side: zeros holding no
+  /// elements that stand for `primal` where only its shape is read.
   Value shapeWitness(Value primal);
 
   LogicalResult differentiateElementwise(Operation *op, Value cotangent);

@@ -14,6 +14,7 @@
 
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Transforms/RegionUtils.h"
 #include "rvnn/Dialect/Exec/IR/ExecDialect.h"
 #include "rvnn/Dialect/Exec/IR/ExecOps.h"
@@ -417,6 +418,49 @@ Operation *hoistLeaves(Block &block) {
   return next;
 }
 
+/// Whether `op` computes sizes: pure, with index results only.
+bool computesSizes(Operation *op) {
+  return op->getNumRegions() == 0 && isPure(op) &&
+         llvm::all_of(op->getResultTypes(),
+                      [](Type type) { return isa<IndexType>(type); });
+}
+
+/// A call hands on tensors only, so the sizes that the code after `run`
+/// reads and the run computes are computed again right after the run (from
+/// the run's tensors) for those readers; the run then keeps them only where
+/// it reads them itself.
+void recomputeSizesAfter(Run &run) {
+  Block &block = *run.block;
+  llvm::DenseSet<Operation *> members(run.ops.begin(), run.ops.end());
+  auto afterRun = [&](Operation *user) {
+    return !members.contains(block.findAncestorOpInBlock(*user));
+  };
+  // The size ops the code after the run reads, and the ones they read, last
+  // first.
+  llvm::SetVector<Operation *> wanted;
+  for (Operation *op : llvm::reverse(run.ops))
+    if (computesSizes(op) && llvm::any_of(op->getUsers(), [&](Operation *user) {
+          return afterRun(user) || wanted.contains(user);
+        }))
+      wanted.insert(op);
+  if (wanted.empty())
+    return;
+  OpBuilder builder(run.ops.back()->getContext());
+  builder.setInsertionPointAfter(run.ops.back());
+  IRMapping recomputed;
+  for (Operation *op : llvm::reverse(wanted)) {
+    Operation *copy = builder.clone(*op, recomputed);
+    op->replaceUsesWithIf(copy->getResults(), [&](OpOperand &use) {
+      return afterRun(use.getOwner());
+    });
+  }
+  for (Operation *op : wanted)
+    if (op->use_empty()) {
+      llvm::erase(run.ops, op);
+      op->erase();
+    }
+}
+
 /// The maximal runs of straight-line code of `func`'s body from `start` on,
 /// between its loops, each with the values read after it as results.
 SmallVector<Run> straightLineRuns(FuncOp func, Operation *start) {
@@ -439,6 +483,9 @@ SmallVector<Run> straightLineRuns(FuncOp func, Operation *start) {
     runs.back().ops.push_back(&op);
   }
   runs.pop_back();
+  for (Run &run : runs)
+    recomputeSizesAfter(run);
+  llvm::erase_if(runs, [](const Run &run) { return run.ops.empty(); });
   for (Run &run : runs) {
     llvm::DenseSet<Operation *> members(run.ops.begin(), run.ops.end());
     for (Operation *op : run.ops)

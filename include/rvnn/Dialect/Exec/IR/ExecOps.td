@@ -270,6 +270,27 @@ def Exec_AllocOp : Exec_Op<"alloc", "view", [Pure]> {
   let hasVerifier = 1;
 }
 
+def Exec_ShapeWitnessOp
+    : Exec_Op<"shape_witness", "view", [Pure, SameOperandsAndResultType]> {
+  let summary = "zeros in the shape of a tensor, holding no elements";
+  let description = [{
+    Stands for `like` where a backward reads it only for its shape
+    (rvnn-exec-differentiate keeps the witness as the residual, not `like`):
+    one zero element broadcast to `like`'s shape. Where `like` collects its
+    gradient (a parameter, or a tensor a loop reads from outside), the
+    runtime ties the witness to that collector, so that a slice's vjp adds
+    its window cotangent there instead of returning a source-sized one.
+
+    Example:
+    ```mlir
+    %w = rvnn_exec.shape_witness %x : tensor<?x4xf32>
+    ```
+  }];
+  let arguments = (ins AnyRankedTensor:$like);
+  let results = (outs AnyRankedTensor:$result);
+  let assemblyFormat = "$like attr-dict `:` type($result)";
+}
+
 def Exec_CastOp : Exec_Op<"cast", "view", [Pure]> {
   let summary = "the same tensor with a more or less static type";
   let description = [{

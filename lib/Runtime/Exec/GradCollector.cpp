@@ -1,17 +1,26 @@
 // A loop body's weight gradient at batch 1 is a [K, N] product of a few rows
 // per step, then an out-of-place add into the running sum: both write K·N
 // elements per step for a handful of multiply-adds. Collecting the rows and
-// multiplying once writes K·N once and runs one large, efficient GEMM.
+// multiplying once writes K·N once and runs one large, efficient GEMM. A
+// slice of a tensor the loop reads from outside (a projection hoisted out of
+// the loop, rvnn-hoist-step-invariant) has a cotangent the size of its window
+// per step, but returned as the tensor's gradient it is a tensor of the
+// whole size per step: adding the windows into one running gradient costs
+// what the windows cost.
 //
-// The collector is an autograd node between the parameter and all its uses
-// in one forward pass, so autograd runs it after every use's backward; the
-// gemm vjps (VjpOp.cpp) find it through the weight's grad_fn and hand it
-// their rows. Rows are multiplied out in chunks, so what waits in the
-// collector stays bounded (kPendingBytes).
-#include "DeferredWeightGrad.h"
+// The collector is an autograd node between the tensor and all its uses in
+// one forward pass, so autograd runs it after every use's backward. The gemm
+// vjps (VjpOp.cpp) find it through the weight's grad_fn and hand it their
+// rows; rows are multiplied out in chunks, so what waits in the collector
+// stays bounded (kPendingBytes). A slice vjp reads its source only for its
+// shape, through a shape witness; a witness of a collecting tensor broadcasts
+// an element whose storage names the collector, so the vjp finds it there.
+#include "GradCollector.h"
 
 #include <torch/autograd.h>
 
+#include <array>
+#include <cstddef>
 #include <vector>
 
 namespace rvnn::runtime {
@@ -31,8 +40,11 @@ struct Collected : torch::CustomClassHolder {
   /// Pending rows by orientation: [0] lhsᵀ·dy, [1] dyᵀ·lhs.
   std::vector<Rows> pending[2];
   int64_t pendingBytes = 0;
-  /// The products of rows already multiplied out.
+  /// The products of rows already multiplied out, and the windows added.
   Tensor sum;
+  /// The zero element the witnesses tied to this collector broadcast (as
+  /// wide as the widest element type).
+  alignas(16) std::array<std::byte, 16> zeroElement{};
 
   void add(const Tensor &lhs, const Tensor &dy, bool transposed) {
     pending[transposed].push_back({lhs, dy});
@@ -80,14 +92,28 @@ struct CollectFunction : torch::autograd::Function<CollectFunction> {
   }
 };
 
-/// The collector of a weight made by collectWeightGrad, or null.
-Collected *collectorOf(const Tensor &weight) {
+/// The collector of a tensor made by collectGrad, or null.
+Collected *collectorOf(const Tensor &tensor) {
   auto *node = dynamic_cast<torch::autograd::CppNode<CollectFunction> *>(
-      weight.grad_fn().get());
+      tensor.grad_fn().get());
   if (!node)
     return nullptr;
   return static_cast<Collected *>(
       node->ctx_.saved_data["collected"].toCapsule().get());
+}
+
+void releaseCollector(void *collected) {
+  c10::raw::intrusive_ptr::decref(static_cast<Collected *>(collected));
+}
+
+/// The collector a shape witness is tied to, or null.
+Collected *witnessCollector(const Tensor &witness) {
+  if (!witness.has_storage())
+    return nullptr;
+  const c10::DataPtr &data = witness.storage().data_ptr();
+  if (data.get_deleter() != releaseCollector)
+    return nullptr;
+  return static_cast<Collected *>(data.get_context());
 }
 
 /// One zero element per dtype and device; deferred zeros broadcast it.
@@ -104,10 +130,11 @@ Tensor zeroElement(const Tensor &like) {
 
 } // namespace
 
-Tensor collectWeightGrad(const Tensor &param) {
-  if (!torch::GradMode::is_enabled() || !param.requires_grad())
-    return param;
-  return CollectFunction::apply(param);
+Tensor collectGrad(const Tensor &tensor) {
+  if (!torch::GradMode::is_enabled() || !tensor.requires_grad() ||
+      collectorOf(tensor))
+    return tensor;
+  return CollectFunction::apply(tensor);
 }
 
 Tensor deferWeightGrad(const Tensor &weight, const Tensor &lhsRows,
@@ -122,7 +149,33 @@ Tensor deferWeightGrad(const Tensor &weight, const Tensor &lhsRows,
   if (lhsRows.size(0) * (k + n) >= k * n)
     return Tensor();
   collected->add(lhsRows.detach(), dyRows.detach(), transposed);
-  return zeroElement(weight).expand(weight.sizes());
+  return deferredZero(weight);
+}
+
+Tensor shapeWitness(const Tensor &like) {
+  Collected *collected = like.is_cpu() ? collectorOf(like) : nullptr;
+  if (!collected)
+    return zeroElement(like).expand(like.sizes());
+  // The storage keeps the collector alive (its element lives there).
+  c10::raw::intrusive_ptr::incref(collected);
+  Tensor zero = at::for_blob(collected->zeroElement.data(), {})
+                    .context(collected, releaseCollector)
+                    .options(like.options())
+                    .make_tensor();
+  return zero.expand(like.sizes());
+}
+
+Tensor windowGradSum(const Tensor &source) {
+  Collected *collected = witnessCollector(source);
+  if (!collected || torch::GradMode::is_enabled())
+    return Tensor();
+  if (!collected->sum.defined())
+    collected->sum = at::zeros(source.sizes(), source.options());
+  return collected->sum;
+}
+
+Tensor deferredZero(const Tensor &like) {
+  return zeroElement(like).expand(like.sizes());
 }
 
 bool isDeferredZero(const Tensor &grad) {

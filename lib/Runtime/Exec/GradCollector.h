@@ -1,0 +1,52 @@
+// Gradient collectors: contributions that the compiled backward's vjps hand
+// straight to a tensor's collector instead of returning a tensor of its size
+// per loop step. GEMM rows become one weight-gradient GEMM for all the steps
+// that multiply by a parameter; a slice's window cotangent is added into one
+// running gradient of the tensor the loop slices.
+#ifndef RVNN_LIB_RUNTIME_EXEC_GRADCOLLECTOR_H
+#define RVNN_LIB_RUNTIME_EXEC_GRADCOLLECTOR_H
+
+#include <torch/types.h>
+
+namespace rvnn::runtime {
+
+/// The tensor as one forward pass uses it: a view of `tensor` whose autograd
+/// node collects what vjps hand it (deferWeightGrad, windowGradSum) and, when
+/// autograd reaches it after every use, adds that to the gradient the uses
+/// returned. `tensor` itself without gradient recording, when it needs no
+/// gradient, or when it already collects.
+torch::Tensor collectGrad(const torch::Tensor &tensor);
+
+/// For a gemm vjp whose weight gradient is `lhsRowsᵀ · dyRows` (or, with
+/// `transposed`, `dyRowsᵀ · lhsRows`): when `weight` comes from collectGrad,
+/// the backward is not itself recorded and the rows are smaller than the
+/// product (rows·(K + N) < K·N), hands the rows to its collector and returns
+/// deferredZero(weight); otherwise an undefined tensor (compute the gradient
+/// as usual).
+torch::Tensor deferWeightGrad(const torch::Tensor &weight,
+                              const torch::Tensor &lhsRows,
+                              const torch::Tensor &dyRows, bool transposed);
+
+/// rvnn_exec.shape_witness: zeros in `like`'s shape holding one element.
+/// When `like` comes from collectGrad (on the CPU), the witness is tied to
+/// its collector (windowGradSum).
+torch::Tensor shapeWitness(const torch::Tensor &like);
+
+/// When `source` is a witness tied to a collector and the backward is not
+/// itself recorded: the collector's running gradient of the tensor the
+/// witness stands for (zeros at first), for a slice vjp to add its window
+/// cotangent into before it returns deferredZero(source). Otherwise an
+/// undefined tensor.
+torch::Tensor windowGradSum(const torch::Tensor &source);
+
+/// Zeros in `like`'s shape standing for a contribution a collector adds
+/// later. A compiled backward that returns it as an operand's gradient
+/// returns no gradient for it.
+torch::Tensor deferredZero(const torch::Tensor &like);
+
+/// Whether `grad` is a deferredZero.
+bool isDeferredZero(const torch::Tensor &grad);
+
+} // namespace rvnn::runtime
+
+#endif // RVNN_LIB_RUNTIME_EXEC_GRADCOLLECTOR_H

@@ -1,0 +1,189 @@
+// Gradient collectors (lib/Runtime/Exec/GradCollector.h), with stand-ins for
+// compiled calls: an autograd function y = x·W whose backward defers W's
+// gradient the way the gemm vjp does, and one that takes a column of a
+// tensor and hands its cotangent to the tensor's collector the way the slice
+// vjp does.
+#include "GradCollector.h"
+
+#include <gtest/gtest.h>
+#include <torch/torch.h>
+
+using namespace rvnn::runtime;
+using torch::Tensor;
+using torch::autograd::AutogradContext;
+using torch::autograd::variable_list;
+
+namespace {
+
+struct StepFunction : torch::autograd::Function<StepFunction> {
+  static Tensor forward(AutogradContext *ctx, const Tensor &x, const Tensor &w,
+                        bool transposed) {
+    ctx->save_for_backward({x, w});
+    ctx->saved_data["transposed"] = transposed;
+    return transposed ? x.mm(w.t()) : x.mm(w);
+  }
+  static variable_list backward(AutogradContext *ctx, variable_list grads) {
+    auto saved = ctx->get_saved_variables();
+    const Tensor &x = saved[0], &w = saved[1], &dy = grads[0];
+    const bool transposed = ctx->saved_data["transposed"].toBool();
+    Tensor dx = transposed ? dy.mm(w) : dy.mm(w.t());
+    Tensor dw = deferWeightGrad(w, x, dy, transposed);
+    if (!dw.defined())
+      dw = transposed ? dy.t().mm(x) : x.t().mm(dy);
+    return {dx, isDeferredZero(dw) ? Tensor() : dw, Tensor()};
+  }
+};
+
+/// Σ_t sum(step_t(x_t, W')·c_t) for `steps` steps of `rows` rows each, plus
+/// a direct use of W' that autograd differentiates itself: the gradient of W.
+Tensor gradientOfWeight(bool collect, int steps, int64_t rows, bool transposed,
+                        int64_t width = 8) {
+  torch::manual_seed(5);
+  Tensor w = torch::randn({width, width}, torch::kDouble).requires_grad_();
+  Tensor used = collect ? collectGrad(w) : w;
+  Tensor loss = used.sum() * 0.5;
+  for (int t = 0; t < steps; ++t) {
+    Tensor x = torch::randn({rows, width}, torch::kDouble);
+    Tensor c = torch::randn({rows, width}, torch::kDouble);
+    loss = loss + (StepFunction::apply(x, used, transposed) * c).sum();
+  }
+  loss.backward();
+  return w.grad();
+}
+
+/// y = 3·source[:, column]; the backward reads the source only for its
+/// shape, through a witness saved in forward (as a compiled call does).
+struct ColumnFunction : torch::autograd::Function<ColumnFunction> {
+  static Tensor forward(AutogradContext *ctx, const Tensor &source,
+                        int64_t column) {
+    ctx->save_for_backward({shapeWitness(source)});
+    ctx->saved_data["column"] = column;
+    return source.select(1, column) * 3;
+  }
+  static variable_list backward(AutogradContext *ctx, variable_list grads) {
+    const Tensor witness = ctx->get_saved_variables()[0];
+    const int64_t column = ctx->saved_data["column"].toInt();
+    Tensor sum = windowGradSum(witness);
+    Tensor grad = sum.defined() ? sum : torch::zeros_like(witness);
+    grad.select(1, column).add_(grads[0] * 3);
+    return {sum.defined() ? deferredZero(witness) : grad, Tensor()};
+  }
+};
+
+/// The gradient of Σ_t sum(3·x[:, t]·c_t) + sum(x²)/2 over every column of
+/// x, with x's windows collected or returned as x-sized gradients.
+Tensor gradientOfColumns(bool collect) {
+  torch::manual_seed(7);
+  Tensor x = torch::randn({3, 5}, torch::kDouble).requires_grad_();
+  Tensor used = collect ? collectGrad(x) : x;
+  Tensor loss = used.square().sum() * 0.5;
+  for (int64_t t = 0; t < x.size(1); ++t)
+    loss = loss +
+           (ColumnFunction::apply(used, t) * torch::randn({3}, torch::kDouble))
+               .sum();
+  loss.backward();
+  return x.grad();
+}
+
+} // namespace
+
+TEST(GradCollector, CollectedWindowsEqualPerStepGradients) {
+  Tensor expected = gradientOfColumns(false);
+  Tensor collected = gradientOfColumns(true);
+  EXPECT_TRUE(torch::allclose(collected, expected, 1e-12, 1e-12));
+}
+
+TEST(GradCollector, OnlyWitnessesOfCollectingTensorsAreTied) {
+  Tensor x = torch::randn({2, 3}).requires_grad_();
+  Tensor collected = collectGrad(x);
+  torch::NoGradGuard noGrad;
+  Tensor plain = shapeWitness(x), tied = shapeWitness(collected);
+  for (const Tensor &witness : {plain, tied}) {
+    EXPECT_EQ(witness.sizes(), x.sizes());
+    EXPECT_TRUE(torch::equal(witness, torch::zeros({2, 3})));
+  }
+  EXPECT_FALSE(windowGradSum(plain).defined());
+  EXPECT_FALSE(windowGradSum(torch::zeros({2, 3})).defined());
+  Tensor sum = windowGradSum(tied);
+  ASSERT_TRUE(sum.defined());
+  EXPECT_EQ(sum.sizes(), x.sizes());
+  EXPECT_TRUE(torch::equal(sum, torch::zeros({2, 3})));
+  // The collector's running sum is one tensor, whichever witness asks.
+  EXPECT_TRUE(windowGradSum(shapeWitness(collected)).is_same(sum));
+}
+
+TEST(GradCollector, ARecordedBackwardGetsNoWindowSum) {
+  Tensor collected = collectGrad(torch::randn({2, 3}).requires_grad_());
+  Tensor tied;
+  {
+    torch::NoGradGuard noGrad;
+    tied = shapeWitness(collected);
+  }
+  // A recorded backward (create_graph) needs a differentiable gradient.
+  EXPECT_FALSE(windowGradSum(tied).defined());
+}
+
+// The witness keeps its collector (and the element it broadcasts) alive
+// after the forward pass that made it is gone.
+TEST(GradCollector, AWitnessOutlivesItsForwardPass) {
+  Tensor tied;
+  {
+    Tensor collected = collectGrad(torch::randn({2, 3}).requires_grad_());
+    torch::NoGradGuard noGrad;
+    tied = shapeWitness(collected);
+  }
+  torch::NoGradGuard noGrad;
+  EXPECT_TRUE(torch::equal(tied, torch::zeros({2, 3})));
+  EXPECT_TRUE(windowGradSum(tied).defined());
+}
+
+TEST(GradCollector, CollectedGradientEqualsPerStepGradients) {
+  for (bool transposed : {false, true}) {
+    Tensor expected = gradientOfWeight(false, 5, 3, transposed);
+    Tensor collected = gradientOfWeight(true, 5, 3, transposed);
+    EXPECT_TRUE(torch::allclose(collected, expected, 1e-12, 1e-12))
+        << "transposed " << transposed;
+  }
+}
+
+// 16 MiB of waiting rows (2100 steps of one 512-wide float64 row and its
+// cotangent) are multiplied out early; the sum is the same.
+TEST(GradCollector, WaitingRowsAreMultipliedOutInChunks) {
+  Tensor expected = gradientOfWeight(false, 2100, 1, false, 512);
+  Tensor collected = gradientOfWeight(true, 2100, 1, false, 512);
+  EXPECT_TRUE(torch::allclose(collected, expected, 1e-10, 1e-10));
+}
+
+// Rows as large as the product are not deferred; the sum is the same.
+TEST(GradCollector, ManyRowsAreNotDeferred) {
+  Tensor expected = gradientOfWeight(false, 3, 64, false);
+  Tensor collected = gradientOfWeight(true, 3, 64, false);
+  EXPECT_TRUE(torch::allclose(collected, expected, 1e-12, 1e-12));
+  Tensor w = collectGrad(torch::randn({8, 8}).requires_grad_());
+  torch::NoGradGuard noGrad;
+  EXPECT_FALSE(
+      deferWeightGrad(w, torch::randn({4, 8}), torch::randn({4, 8}), false)
+          .defined());
+  EXPECT_TRUE(isDeferredZero(
+      deferWeightGrad(w, torch::randn({3, 8}), torch::randn({3, 8}), false)));
+}
+
+TEST(GradCollector, NothingIsDeferredWithoutACollectorOrWhenRecorded) {
+  Tensor w = torch::randn({8, 8}).requires_grad_();
+  Tensor x = torch::randn({2, 8}), dy = torch::randn({2, 8});
+  EXPECT_FALSE(deferWeightGrad(w, x, dy, false).defined());
+  {
+    torch::NoGradGuard noGrad;
+    EXPECT_TRUE(collectGrad(w).is_same(w));
+  }
+  Tensor collected = collectGrad(w);
+  EXPECT_FALSE(collected.is_same(w));
+  // A recorded backward (create_graph) needs a differentiable gradient.
+  EXPECT_FALSE(deferWeightGrad(collected, x, dy, false).defined());
+  torch::NoGradGuard noGrad;
+  Tensor deferred = deferWeightGrad(collected, x, dy, false);
+  EXPECT_TRUE(isDeferredZero(deferred));
+  EXPECT_EQ(deferred.sizes(), w.sizes());
+  EXPECT_TRUE(torch::equal(deferred, torch::zeros({8, 8})));
+  EXPECT_FALSE(isDeferredZero(torch::zeros({8, 8})));
+}
