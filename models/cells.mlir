@@ -138,24 +138,34 @@ func.func @ordered_neurons_cell(%master: tensor<?x?xf32>,
 // ---- Transformer sublayers ----------------------------------------------
 // The Transformer baselines (transformer, universal_transformer,
 // fasttrees_transformer) compose these; each model declares the ones it
-// calls. x: [N, S, D] throughout.
+// calls. x: [N, S, D] throughout. The weights come stacked per layer,
+// [L, ...], and each sublayer reads layer `layer`'s slice, so that L layers
+// are one rvnn.recurse over the layer index (L = 1 for a shared layer).
 
 // Multi-head self-attention (Vaswani et al., "Attention Is All You Need"):
 //   (q, k, v) = x·W_qkvᵀ split in three, each split into `heads` heads of
 //   Dh = D / heads;  o = rvnn.masked_attention(q, k, v, mask)
 //   (softmax(q·kᵀ/sqrt(Dh)) over real keys);  out = merge(o)·W_oᵀ.
-// Bias-free projections; W_qkv is [3D, D] (PyTorch's in_proj layout: the
-// q, k, v rows in that order), W_o [D, D]. mask: [N, S] (1 = real token).
+// Bias-free projections; W_qkv is [L, 3D, D] (per layer PyTorch's in_proj
+// layout: the q, k, v rows in that order), W_o [L, D, D]. mask: [N, S]
+// (1 = real token).
 func.func @self_attention(%x: tensor<?x?x?xf32>, %mask: tensor<?x?xf32>,
-                          %heads: index, %w_qkv: tensor<?x?xf32>,
-                          %w_o: tensor<?x?xf32>) -> tensor<?x?x?xf32> {
+                          %heads: index, %layer: index,
+                          %w_qkv_stack: tensor<?x?x?xf32>,
+                          %w_o_stack: tensor<?x?x?xf32>) -> tensor<?x?x?xf32> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
   %n = tensor.dim %x, %c0 : tensor<?x?x?xf32>
   %s = tensor.dim %x, %c1 : tensor<?x?x?xf32>
   %d = tensor.dim %x, %c2 : tensor<?x?x?xf32>
+  %d3 = arith.muli %d, %c3 : index
   %dh = arith.divsi %d, %heads : index
+  %w_qkv = tensor.extract_slice %w_qkv_stack[%layer, 0, 0] [1, %d3, %d]
+      [1, 1, 1] : tensor<?x?x?xf32> to tensor<?x?xf32>
+  %w_o = tensor.extract_slice %w_o_stack[%layer, 0, 0] [1, %d, %d] [1, 1, 1]
+      : tensor<?x?x?xf32> to tensor<?x?xf32>
   %qkv = rvnn.linear %x, %w_qkv
       : (tensor<?x?x?xf32>, tensor<?x?xf32>) -> tensor<?x?x?xf32>
   // [N, S, 3D] -> [N, S, 3, H, Dh] -> [3, N, H, S, Dh].
@@ -190,17 +200,24 @@ func.func @self_attention(%x: tensor<?x?x?xf32>, %mask: tensor<?x?xf32>,
 //   A = cumax(Fa(x)),  B = 1 - cumax(Fb(x)),
 //   F = σ(Fh(x))⊙(A⊙B) + (A - A⊙B),  out = F⊙x
 // with Fa, Fb, Fh position-wise linears D -> D, computed as one linear:
-// w [3D, D], b [3D] hold the Fa, Fb, Fh rows in that order.
-func.func @fasttrees_module(%x: tensor<?x?x?xf32>, %w: tensor<?x?xf32>,
-                            %b: tensor<?xf32>) -> tensor<?x?x?xf32> {
+// w [L, 3D, D], b [L, 3D] hold each layer's Fa, Fb, Fh rows in that order.
+func.func @fasttrees_module(%x: tensor<?x?x?xf32>, %layer: index,
+                            %w_stack: tensor<?x?x?xf32>,
+                            %b_stack: tensor<?x?xf32>) -> tensor<?x?x?xf32> {
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
   %n = tensor.dim %x, %c0 : tensor<?x?x?xf32>
   %s = tensor.dim %x, %c1 : tensor<?x?x?xf32>
   %d = tensor.dim %x, %c2 : tensor<?x?x?xf32>
   %d2 = arith.muli %d, %c2 : index
+  %d3 = arith.muli %d, %c3 : index
   %one = arith.constant dense<1.0> : tensor<f32>
+  %w = tensor.extract_slice %w_stack[%layer, 0, 0] [1, %d3, %d] [1, 1, 1]
+      : tensor<?x?x?xf32> to tensor<?x?xf32>
+  %b = tensor.extract_slice %b_stack[%layer, 0] [1, %d3] [1, 1]
+      : tensor<?x?xf32> to tensor<?xf32>
   %logits = rvnn.linear %x, %w, %b
       : (tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?xf32>)
       -> tensor<?x?x?xf32>
@@ -228,14 +245,41 @@ func.func @fasttrees_module(%x: tensor<?x?x?xf32>, %w: tensor<?x?xf32>,
 
 // The rest of a post-norm Transformer layer (Vaswani et al.) once its
 // attention sublayer has given `att`:
-//   x' = LN1(x + dropout(att)),  out = LN2(x' + dropout(W2·ReLU(W1·x' + b1) + b2))
-// w1 [F, D], w2 [D, F]; residual dropout 0.1 (§8's cell dropout).
+//   x' = LN1(x + dropout(att)),
+//   out = LN2(x' + dropout(W2·ReLU(W1·x' + b1) + b2))
+// Per layer: w1 [F, D], w2 [D, F], layer norms and biases [D] or [F], all
+// stacked [L, ...]; residual dropout 0.1 (§8's cell dropout).
 func.func @add_norm_feed_forward(%x: tensor<?x?x?xf32>, %att: tensor<?x?x?xf32>,
-                                 %ln1_g: tensor<?xf32>, %ln1_b: tensor<?xf32>,
-                                 %w1: tensor<?x?xf32>, %b1: tensor<?xf32>,
-                                 %w2: tensor<?x?xf32>, %b2: tensor<?xf32>,
-                                 %ln2_g: tensor<?xf32>, %ln2_b: tensor<?xf32>)
+                                 %layer: index,
+                                 %ln1_g_stack: tensor<?x?xf32>,
+                                 %ln1_b_stack: tensor<?x?xf32>,
+                                 %w1_stack: tensor<?x?x?xf32>,
+                                 %b1_stack: tensor<?x?xf32>,
+                                 %w2_stack: tensor<?x?x?xf32>,
+                                 %b2_stack: tensor<?x?xf32>,
+                                 %ln2_g_stack: tensor<?x?xf32>,
+                                 %ln2_b_stack: tensor<?x?xf32>)
     -> tensor<?x?x?xf32> {
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %d = tensor.dim %x, %c2 : tensor<?x?x?xf32>
+  %f = tensor.dim %w1_stack, %c1 : tensor<?x?x?xf32>
+  %ln1_g = tensor.extract_slice %ln1_g_stack[%layer, 0] [1, %d] [1, 1]
+      : tensor<?x?xf32> to tensor<?xf32>
+  %ln1_b = tensor.extract_slice %ln1_b_stack[%layer, 0] [1, %d] [1, 1]
+      : tensor<?x?xf32> to tensor<?xf32>
+  %w1 = tensor.extract_slice %w1_stack[%layer, 0, 0] [1, %f, %d] [1, 1, 1]
+      : tensor<?x?x?xf32> to tensor<?x?xf32>
+  %b1 = tensor.extract_slice %b1_stack[%layer, 0] [1, %f] [1, 1]
+      : tensor<?x?xf32> to tensor<?xf32>
+  %w2 = tensor.extract_slice %w2_stack[%layer, 0, 0] [1, %d, %f] [1, 1, 1]
+      : tensor<?x?x?xf32> to tensor<?x?xf32>
+  %b2 = tensor.extract_slice %b2_stack[%layer, 0] [1, %d] [1, 1]
+      : tensor<?x?xf32> to tensor<?xf32>
+  %ln2_g = tensor.extract_slice %ln2_g_stack[%layer, 0] [1, %d] [1, 1]
+      : tensor<?x?xf32> to tensor<?xf32>
+  %ln2_b = tensor.extract_slice %ln2_b_stack[%layer, 0] [1, %d] [1, 1]
+      : tensor<?x?xf32> to tensor<?xf32>
   %att_d = rvnn.dropout %att {rate = 1.000000e-01 : f64} : tensor<?x?x?xf32>
   %res1 = arith.addf %x, %att_d : tensor<?x?x?xf32>
   %mid = rvnn.layer_norm %res1, %ln1_g, %ln1_b
@@ -252,27 +296,6 @@ func.func @add_norm_feed_forward(%x: tensor<?x?x?xf32>, %att: tensor<?x?x?xf32>,
   %out = rvnn.layer_norm %res2, %ln2_g, %ln2_b
       : (tensor<?x?x?xf32>, tensor<?xf32>, tensor<?xf32>) -> tensor<?x?x?xf32>
   return %out : tensor<?x?x?xf32>
-}
-
-// Layer l's matrix [R, C] in a stack of per-layer matrices [L, R, C] (the
-// Transformer baselines keep their layers' weights stacked).
-func.func @layer_matrix(%w: tensor<?x?x?xf32>, %l: index) -> tensor<?x?xf32> {
-  %c1 = arith.constant 1 : index
-  %c2 = arith.constant 2 : index
-  %r = tensor.dim %w, %c1 : tensor<?x?x?xf32>
-  %c = tensor.dim %w, %c2 : tensor<?x?x?xf32>
-  %row = tensor.extract_slice %w[%l, 0, 0] [1, %r, %c] [1, 1, 1]
-      : tensor<?x?x?xf32> to tensor<?x?xf32>
-  return %row : tensor<?x?xf32>
-}
-
-// Layer l's vector [C] (a bias or layer-norm scale) in a stack [L, C].
-func.func @layer_vector(%v: tensor<?x?xf32>, %l: index) -> tensor<?xf32> {
-  %c1 = arith.constant 1 : index
-  %c = tensor.dim %v, %c1 : tensor<?x?xf32>
-  %row = tensor.extract_slice %v[%l, 0] [1, %c] [1, 1]
-      : tensor<?x?xf32> to tensor<?xf32>
-  return %row : tensor<?xf32>
 }
 
 // ---- Sentence-pair models (logical inference, model-specs §7) -------------

@@ -49,90 +49,24 @@ func.func private @siamese_batch(tensor<?x?xi64>, tensor<?x?xf32>,
                                  tensor<?x?xi64>, tensor<?x?xf32>)
     -> (tensor<?x?xi64>, tensor<?x?xf32>)
 func.func private @self_attention(tensor<?x?x?xf32>, tensor<?x?xf32>, index,
-                                  tensor<?x?xf32>, tensor<?x?xf32>)
+                                  index, tensor<?x?x?xf32>, tensor<?x?x?xf32>)
     -> tensor<?x?x?xf32>
-func.func private @fasttrees_module(tensor<?x?x?xf32>, tensor<?x?xf32>,
-                                    tensor<?xf32>) -> tensor<?x?x?xf32>
+func.func private @fasttrees_module(tensor<?x?x?xf32>, index,
+                                    tensor<?x?x?xf32>, tensor<?x?xf32>)
+    -> tensor<?x?x?xf32>
 func.func private @add_norm_feed_forward(
-    tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?xf32>, tensor<?xf32>,
-    tensor<?x?xf32>, tensor<?xf32>, tensor<?x?xf32>, tensor<?xf32>,
-    tensor<?xf32>, tensor<?xf32>) -> tensor<?x?x?xf32>
-func.func private @layer_matrix(tensor<?x?x?xf32>, index) -> tensor<?x?xf32>
-func.func private @layer_vector(tensor<?x?xf32>, index) -> tensor<?xf32>
+    tensor<?x?x?xf32>, tensor<?x?x?xf32>, index, tensor<?x?xf32>,
+    tensor<?x?xf32>, tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?x?x?xf32>,
+    tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?x?xf32>
 func.func private @sentence_pair_head(tensor<?x?xf32>, tensor<?x?xf32>,
                                       tensor<?xf32>, tensor<?x?xf32>,
                                       tensor<?xf32>) -> tensor<?x?xf32>
-
-// Encoder layer l over x [M, S, D] with key mask [M, S].
-func.func private @encoder_layer(%x: tensor<?x?x?xf32>, %mask: tensor<?x?xf32>,
-                                 %l: index) -> tensor<?x?x?xf32> {
-  %heads = arith.constant 8 : index
-  %qkv_all = rvnn.param_get @att_qkv_w : tensor<6x600x200xf32>
-  %out_all = rvnn.param_get @att_out_w : tensor<6x200x200xf32>
-  %ft_w_all = rvnn.param_get @ft_w : tensor<6x600x200xf32>
-  %ft_b_all = rvnn.param_get @ft_b : tensor<6x600xf32>
-  %ln1_g_all = rvnn.param_get @ln1_g : tensor<6x200xf32>
-  %ln1_b_all = rvnn.param_get @ln1_b : tensor<6x200xf32>
-  %ff1_w_all = rvnn.param_get @ff1_w : tensor<6x800x200xf32>
-  %ff1_b_all = rvnn.param_get @ff1_b : tensor<6x800xf32>
-  %ff2_w_all = rvnn.param_get @ff2_w : tensor<6x200x800xf32>
-  %ff2_b_all = rvnn.param_get @ff2_b : tensor<6x200xf32>
-  %ln2_g_all = rvnn.param_get @ln2_g : tensor<6x200xf32>
-  %ln2_b_all = rvnn.param_get @ln2_b : tensor<6x200xf32>
-  %qkv_d = tensor.cast %qkv_all : tensor<6x600x200xf32> to tensor<?x?x?xf32>
-  %out_d = tensor.cast %out_all : tensor<6x200x200xf32> to tensor<?x?x?xf32>
-  %ft_w_d = tensor.cast %ft_w_all : tensor<6x600x200xf32> to tensor<?x?x?xf32>
-  %ft_b_d = tensor.cast %ft_b_all : tensor<6x600xf32> to tensor<?x?xf32>
-  %ff1_w_d = tensor.cast %ff1_w_all : tensor<6x800x200xf32> to tensor<?x?x?xf32>
-  %ff2_w_d = tensor.cast %ff2_w_all : tensor<6x200x800xf32> to tensor<?x?x?xf32>
-  %ln1_g_d = tensor.cast %ln1_g_all : tensor<6x200xf32> to tensor<?x?xf32>
-  %ln1_b_d = tensor.cast %ln1_b_all : tensor<6x200xf32> to tensor<?x?xf32>
-  %ff1_b_d = tensor.cast %ff1_b_all : tensor<6x800xf32> to tensor<?x?xf32>
-  %ff2_b_d = tensor.cast %ff2_b_all : tensor<6x200xf32> to tensor<?x?xf32>
-  %ln2_g_d = tensor.cast %ln2_g_all : tensor<6x200xf32> to tensor<?x?xf32>
-  %ln2_b_d = tensor.cast %ln2_b_all : tensor<6x200xf32> to tensor<?x?xf32>
-  %w_qkv = func.call @layer_matrix(%qkv_d, %l)
-      : (tensor<?x?x?xf32>, index) -> tensor<?x?xf32>
-  %w_o = func.call @layer_matrix(%out_d, %l)
-      : (tensor<?x?x?xf32>, index) -> tensor<?x?xf32>
-  %ft_w = func.call @layer_matrix(%ft_w_d, %l)
-      : (tensor<?x?x?xf32>, index) -> tensor<?x?xf32>
-  %ft_b = func.call @layer_vector(%ft_b_d, %l)
-      : (tensor<?x?xf32>, index) -> tensor<?xf32>
-  %ff1_w = func.call @layer_matrix(%ff1_w_d, %l)
-      : (tensor<?x?x?xf32>, index) -> tensor<?x?xf32>
-  %ff2_w = func.call @layer_matrix(%ff2_w_d, %l)
-      : (tensor<?x?x?xf32>, index) -> tensor<?x?xf32>
-  %ln1_g = func.call @layer_vector(%ln1_g_d, %l)
-      : (tensor<?x?xf32>, index) -> tensor<?xf32>
-  %ln1_b = func.call @layer_vector(%ln1_b_d, %l)
-      : (tensor<?x?xf32>, index) -> tensor<?xf32>
-  %ff1_b = func.call @layer_vector(%ff1_b_d, %l)
-      : (tensor<?x?xf32>, index) -> tensor<?xf32>
-  %ff2_b = func.call @layer_vector(%ff2_b_d, %l)
-      : (tensor<?x?xf32>, index) -> tensor<?xf32>
-  %ln2_g = func.call @layer_vector(%ln2_g_d, %l)
-      : (tensor<?x?xf32>, index) -> tensor<?xf32>
-  %ln2_b = func.call @layer_vector(%ln2_b_d, %l)
-      : (tensor<?x?xf32>, index) -> tensor<?xf32>
-  %att = func.call @self_attention(%x, %mask, %heads, %w_qkv, %w_o)
-      : (tensor<?x?x?xf32>, tensor<?x?xf32>, index, tensor<?x?xf32>,
-         tensor<?x?xf32>) -> tensor<?x?x?xf32>
-  %gated = func.call @fasttrees_module(%att, %ft_w, %ft_b)
-      : (tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?xf32>) -> tensor<?x?x?xf32>
-  %next = func.call @add_norm_feed_forward(%x, %gated, %ln1_g, %ln1_b,
-                                           %ff1_w, %ff1_b, %ff2_w, %ff2_b,
-                                           %ln2_g, %ln2_b)
-      : (tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?xf32>, tensor<?xf32>,
-         tensor<?x?xf32>, tensor<?xf32>, tensor<?x?xf32>, tensor<?xf32>,
-         tensor<?xf32>, tensor<?xf32>) -> tensor<?x?x?xf32>
-  return %next : tensor<?x?x?xf32>
-}
 
 func.func @forward(%tokens1: tensor<?x?xi64>, %mask1: tensor<?x?xf32>,
                    %tokens2: tensor<?x?xi64>, %mask2: tensor<?x?xf32>)
     -> tensor<?x7xf32> {
   %c1 = arith.constant 1 : index
+  %heads = arith.constant 8 : index
   %pair:2 = func.call @siamese_batch(%tokens1, %mask1, %tokens2, %mask2)
       : (tensor<?x?xi64>, tensor<?x?xf32>, tensor<?x?xi64>, tensor<?x?xf32>)
       -> (tensor<?x?xi64>, tensor<?x?xf32>)
@@ -151,13 +85,53 @@ func.func @forward(%tokens1: tensor<?x?xi64>, %mask1: tensor<?x?xf32>,
   %x0 = rvnn.dropout %summed {rate = 4.000000e-01 : f64}
       : tensor<?x?x200xf32>
 
+  // The stacked layer weights, cast once for the cells.
+  %att_qkv_w_s = rvnn.param_get @att_qkv_w : tensor<6x600x200xf32>
+  %att_qkv_w = tensor.cast %att_qkv_w_s
+      : tensor<6x600x200xf32> to tensor<?x?x?xf32>
+  %att_out_w_s = rvnn.param_get @att_out_w : tensor<6x200x200xf32>
+  %att_out_w = tensor.cast %att_out_w_s
+      : tensor<6x200x200xf32> to tensor<?x?x?xf32>
+  %ft_w_s = rvnn.param_get @ft_w : tensor<6x600x200xf32>
+  %ft_w = tensor.cast %ft_w_s : tensor<6x600x200xf32> to tensor<?x?x?xf32>
+  %ft_b_s = rvnn.param_get @ft_b : tensor<6x600xf32>
+  %ft_b = tensor.cast %ft_b_s : tensor<6x600xf32> to tensor<?x?xf32>
+  %ln1_g_s = rvnn.param_get @ln1_g : tensor<6x200xf32>
+  %ln1_g = tensor.cast %ln1_g_s : tensor<6x200xf32> to tensor<?x?xf32>
+  %ln1_b_s = rvnn.param_get @ln1_b : tensor<6x200xf32>
+  %ln1_b = tensor.cast %ln1_b_s : tensor<6x200xf32> to tensor<?x?xf32>
+  %ff1_w_s = rvnn.param_get @ff1_w : tensor<6x800x200xf32>
+  %ff1_w = tensor.cast %ff1_w_s : tensor<6x800x200xf32> to tensor<?x?x?xf32>
+  %ff1_b_s = rvnn.param_get @ff1_b : tensor<6x800xf32>
+  %ff1_b = tensor.cast %ff1_b_s : tensor<6x800xf32> to tensor<?x?xf32>
+  %ff2_w_s = rvnn.param_get @ff2_w : tensor<6x200x800xf32>
+  %ff2_w = tensor.cast %ff2_w_s : tensor<6x200x800xf32> to tensor<?x?x?xf32>
+  %ff2_b_s = rvnn.param_get @ff2_b : tensor<6x200xf32>
+  %ff2_b = tensor.cast %ff2_b_s : tensor<6x200xf32> to tensor<?x?xf32>
+  %ln2_g_s = rvnn.param_get @ln2_g : tensor<6x200xf32>
+  %ln2_g = tensor.cast %ln2_g_s : tensor<6x200xf32> to tensor<?x?xf32>
+  %ln2_b_s = rvnn.param_get @ln2_b : tensor<6x200xf32>
+  %ln2_b = tensor.cast %ln2_b_s : tensor<6x200xf32> to tensor<?x?xf32>
+
   // Layer t at step t.
   %h = rvnn.recurse (%state = %x0) : tensor<?x?x200xf32>
       halting <fixed> steps = 6 {
   ^bb0(%t: index, %state: tensor<?x?x200xf32>):
-    %state_d = tensor.cast %state : tensor<?x?x200xf32> to tensor<?x?x?xf32>
-    %next_d = func.call @encoder_layer(%state_d, %pair#1, %t)
-        : (tensor<?x?x?xf32>, tensor<?x?xf32>, index) -> tensor<?x?x?xf32>
+    %layer_in = tensor.cast %state : tensor<?x?x200xf32> to tensor<?x?x?xf32>
+    %att = func.call @self_attention(%layer_in, %pair#1, %heads, %t,
+                                     %att_qkv_w, %att_out_w)
+        : (tensor<?x?x?xf32>, tensor<?x?xf32>, index, index, tensor<?x?x?xf32>,
+           tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+    %gated = func.call @fasttrees_module(%att, %t, %ft_w, %ft_b)
+        : (tensor<?x?x?xf32>, index, tensor<?x?x?xf32>, tensor<?x?xf32>)
+        -> tensor<?x?x?xf32>
+    %next_d = func.call @add_norm_feed_forward(
+        %layer_in, %gated, %t, %ln1_g, %ln1_b, %ff1_w, %ff1_b, %ff2_w,
+        %ff2_b, %ln2_g, %ln2_b)
+        : (tensor<?x?x?xf32>, tensor<?x?x?xf32>, index, tensor<?x?xf32>,
+           tensor<?x?xf32>, tensor<?x?x?xf32>, tensor<?x?xf32>,
+           tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>)
+        -> tensor<?x?x?xf32>
     %next = tensor.cast %next_d : tensor<?x?x?xf32> to tensor<?x?x200xf32>
     rvnn.yield %next : tensor<?x?x200xf32>
   }

@@ -26,17 +26,17 @@
 rvnn.param @embedding : tensor<10x200xf32> init normal(1.0)
 rvnn.param @positions : tensor<128x200xf32> init normal(1.0)
 rvnn.param @step_embedding : tensor<15x200xf32> init zeros
-// The one layer's weights.
-rvnn.param @att_qkv_w : tensor<600x200xf32> init uniform(0.07071068)
-rvnn.param @att_out_w : tensor<200x200xf32> init uniform(0.07071068)
-rvnn.param @ln1_g : tensor<200xf32> init ones
-rvnn.param @ln1_b : tensor<200xf32> init zeros
-rvnn.param @ff1_w : tensor<800x200xf32> init uniform(0.07071068)
-rvnn.param @ff1_b : tensor<800xf32> init uniform(0.07071068)
-rvnn.param @ff2_w : tensor<200x800xf32> init uniform(0.03535534)
-rvnn.param @ff2_b : tensor<200xf32> init uniform(0.03535534)
-rvnn.param @ln2_g : tensor<200xf32> init ones
-rvnn.param @ln2_b : tensor<200xf32> init zeros
+// The one shared layer's weights, a stack of one layer for the cells.
+rvnn.param @att_qkv_w : tensor<1x600x200xf32> init uniform(0.07071068)
+rvnn.param @att_out_w : tensor<1x200x200xf32> init uniform(0.07071068)
+rvnn.param @ln1_g : tensor<1x200xf32> init ones
+rvnn.param @ln1_b : tensor<1x200xf32> init zeros
+rvnn.param @ff1_w : tensor<1x800x200xf32> init uniform(0.07071068)
+rvnn.param @ff1_b : tensor<1x800xf32> init uniform(0.07071068)
+rvnn.param @ff2_w : tensor<1x200x800xf32> init uniform(0.03535534)
+rvnn.param @ff2_b : tensor<1x200xf32> init uniform(0.03535534)
+rvnn.param @ln2_g : tensor<1x200xf32> init ones
+rvnn.param @ln2_b : tensor<1x200xf32> init zeros
 rvnn.param @head_w1 : tensor<200x800xf32> init xavier_uniform
 rvnn.param @head_b1 : tensor<200xf32> init zeros
 rvnn.param @head_w2 : tensor<7x200xf32> init xavier_uniform
@@ -47,55 +47,21 @@ func.func private @siamese_batch(tensor<?x?xi64>, tensor<?x?xf32>,
                                  tensor<?x?xi64>, tensor<?x?xf32>)
     -> (tensor<?x?xi64>, tensor<?x?xf32>)
 func.func private @self_attention(tensor<?x?x?xf32>, tensor<?x?xf32>, index,
-                                  tensor<?x?xf32>, tensor<?x?xf32>)
+                                  index, tensor<?x?x?xf32>, tensor<?x?x?xf32>)
     -> tensor<?x?x?xf32>
 func.func private @add_norm_feed_forward(
-    tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?xf32>, tensor<?xf32>,
-    tensor<?x?xf32>, tensor<?xf32>, tensor<?x?xf32>, tensor<?xf32>,
-    tensor<?xf32>, tensor<?xf32>) -> tensor<?x?x?xf32>
+    tensor<?x?x?xf32>, tensor<?x?x?xf32>, index, tensor<?x?xf32>,
+    tensor<?x?xf32>, tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?x?x?xf32>,
+    tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?x?xf32>
 func.func private @sentence_pair_head(tensor<?x?xf32>, tensor<?x?xf32>,
                                       tensor<?xf32>, tensor<?x?xf32>,
                                       tensor<?xf32>) -> tensor<?x?xf32>
-
-// The shared layer over x [M, S, D] with key mask [M, S].
-func.func private @shared_layer(%x: tensor<?x?x?xf32>, %mask: tensor<?x?xf32>)
-    -> tensor<?x?x?xf32> {
-  %heads = arith.constant 8 : index
-  %qkv = rvnn.param_get @att_qkv_w : tensor<600x200xf32>
-  %out = rvnn.param_get @att_out_w : tensor<200x200xf32>
-  %ln1_g = rvnn.param_get @ln1_g : tensor<200xf32>
-  %ln1_b = rvnn.param_get @ln1_b : tensor<200xf32>
-  %ff1_w = rvnn.param_get @ff1_w : tensor<800x200xf32>
-  %ff1_b = rvnn.param_get @ff1_b : tensor<800xf32>
-  %ff2_w = rvnn.param_get @ff2_w : tensor<200x800xf32>
-  %ff2_b = rvnn.param_get @ff2_b : tensor<200xf32>
-  %ln2_g = rvnn.param_get @ln2_g : tensor<200xf32>
-  %ln2_b = rvnn.param_get @ln2_b : tensor<200xf32>
-  %w_qkv = tensor.cast %qkv : tensor<600x200xf32> to tensor<?x?xf32>
-  %w_o = tensor.cast %out : tensor<200x200xf32> to tensor<?x?xf32>
-  %w1 = tensor.cast %ff1_w : tensor<800x200xf32> to tensor<?x?xf32>
-  %b1 = tensor.cast %ff1_b : tensor<800xf32> to tensor<?xf32>
-  %w2 = tensor.cast %ff2_w : tensor<200x800xf32> to tensor<?x?xf32>
-  %b2 = tensor.cast %ff2_b : tensor<200xf32> to tensor<?xf32>
-  %g1 = tensor.cast %ln1_g : tensor<200xf32> to tensor<?xf32>
-  %be1 = tensor.cast %ln1_b : tensor<200xf32> to tensor<?xf32>
-  %g2 = tensor.cast %ln2_g : tensor<200xf32> to tensor<?xf32>
-  %be2 = tensor.cast %ln2_b : tensor<200xf32> to tensor<?xf32>
-  %att = func.call @self_attention(%x, %mask, %heads, %w_qkv, %w_o)
-      : (tensor<?x?x?xf32>, tensor<?x?xf32>, index, tensor<?x?xf32>,
-         tensor<?x?xf32>) -> tensor<?x?x?xf32>
-  %next = func.call @add_norm_feed_forward(%x, %att, %g1, %be1, %w1, %b1,
-                                           %w2, %b2, %g2, %be2)
-      : (tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?xf32>, tensor<?xf32>,
-         tensor<?x?xf32>, tensor<?xf32>, tensor<?x?xf32>, tensor<?xf32>,
-         tensor<?xf32>, tensor<?xf32>) -> tensor<?x?x?xf32>
-  return %next : tensor<?x?x?xf32>
-}
 
 func.func @forward(%tokens1: tensor<?x?xi64>, %mask1: tensor<?x?xf32>,
                    %tokens2: tensor<?x?xi64>, %mask2: tensor<?x?xf32>)
     -> tensor<?x7xf32> {
   %c1 = arith.constant 1 : index
+  %heads = arith.constant 8 : index
   %pair:2 = func.call @siamese_batch(%tokens1, %mask1, %tokens2, %mask2)
       : (tensor<?x?xi64>, tensor<?x?xf32>, tensor<?x?xi64>, tensor<?x?xf32>)
       -> (tensor<?x?xi64>, tensor<?x?xf32>)
@@ -105,11 +71,36 @@ func.func @forward(%tokens1: tensor<?x?xi64>, %mask1: tensor<?x?xf32>,
   %table = rvnn.param_get @embedding : tensor<10x200xf32>
   %emb = rvnn.embedding %table, %pair#0
       : (tensor<10x200xf32>, tensor<?x?xi64>) -> tensor<?x?x200xf32>
-  %x0 = rvnn.dropout %emb {rate = 4.000000e-01 : f64} : tensor<?x?x200xf32>
   %pos_all = rvnn.param_get @positions : tensor<128x200xf32>
   %pos = tensor.extract_slice %pos_all[0, 0] [%s, 200] [1, 1]
       : tensor<128x200xf32> to tensor<?x200xf32>
+  %x0 = rvnn.dropout %emb {rate = 4.000000e-01 : f64} : tensor<?x?x200xf32>
   %steps = rvnn.param_get @step_embedding : tensor<15x200xf32>
+  %shared = arith.constant 0 : index
+
+  // The stacked layer weights, cast once for the cells.
+  %att_qkv_w_s = rvnn.param_get @att_qkv_w : tensor<1x600x200xf32>
+  %att_qkv_w = tensor.cast %att_qkv_w_s
+      : tensor<1x600x200xf32> to tensor<?x?x?xf32>
+  %att_out_w_s = rvnn.param_get @att_out_w : tensor<1x200x200xf32>
+  %att_out_w = tensor.cast %att_out_w_s
+      : tensor<1x200x200xf32> to tensor<?x?x?xf32>
+  %ln1_g_s = rvnn.param_get @ln1_g : tensor<1x200xf32>
+  %ln1_g = tensor.cast %ln1_g_s : tensor<1x200xf32> to tensor<?x?xf32>
+  %ln1_b_s = rvnn.param_get @ln1_b : tensor<1x200xf32>
+  %ln1_b = tensor.cast %ln1_b_s : tensor<1x200xf32> to tensor<?x?xf32>
+  %ff1_w_s = rvnn.param_get @ff1_w : tensor<1x800x200xf32>
+  %ff1_w = tensor.cast %ff1_w_s : tensor<1x800x200xf32> to tensor<?x?x?xf32>
+  %ff1_b_s = rvnn.param_get @ff1_b : tensor<1x800xf32>
+  %ff1_b = tensor.cast %ff1_b_s : tensor<1x800xf32> to tensor<?x?xf32>
+  %ff2_w_s = rvnn.param_get @ff2_w : tensor<1x200x800xf32>
+  %ff2_w = tensor.cast %ff2_w_s : tensor<1x200x800xf32> to tensor<?x?x?xf32>
+  %ff2_b_s = rvnn.param_get @ff2_b : tensor<1x200xf32>
+  %ff2_b = tensor.cast %ff2_b_s : tensor<1x200xf32> to tensor<?x?xf32>
+  %ln2_g_s = rvnn.param_get @ln2_g : tensor<1x200xf32>
+  %ln2_g = tensor.cast %ln2_g_s : tensor<1x200xf32> to tensor<?x?xf32>
+  %ln2_b_s = rvnn.param_get @ln2_b : tensor<1x200xf32>
+  %ln2_b = tensor.cast %ln2_b_s : tensor<1x200xf32> to tensor<?x?xf32>
 
   // The shared layer, 15 steps, each after adding the coordinate embedding
   // positions[s] + steps[t].
@@ -124,9 +115,18 @@ func.func @forward(%tokens1: tensor<?x?xi64>, %mask1: tensor<?x?xf32>,
     %coord_b = rvnn.broadcast_like %coord, %state
         : (tensor<?x200xf32>, tensor<?x?x200xf32>) -> tensor<?x?x200xf32>
     %input = arith.addf %state, %coord_b : tensor<?x?x200xf32>
-    %input_d = tensor.cast %input : tensor<?x?x200xf32> to tensor<?x?x?xf32>
-    %next_d = func.call @shared_layer(%input_d, %pair#1)
-        : (tensor<?x?x?xf32>, tensor<?x?xf32>) -> tensor<?x?x?xf32>
+    %layer_in = tensor.cast %input : tensor<?x?x200xf32> to tensor<?x?x?xf32>
+    %att = func.call @self_attention(%layer_in, %pair#1, %heads, %shared,
+                                     %att_qkv_w, %att_out_w)
+        : (tensor<?x?x?xf32>, tensor<?x?xf32>, index, index, tensor<?x?x?xf32>,
+           tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+    %next_d = func.call @add_norm_feed_forward(
+        %layer_in, %att, %shared, %ln1_g, %ln1_b, %ff1_w, %ff1_b, %ff2_w,
+        %ff2_b, %ln2_g, %ln2_b)
+        : (tensor<?x?x?xf32>, tensor<?x?x?xf32>, index, tensor<?x?xf32>,
+           tensor<?x?xf32>, tensor<?x?x?xf32>, tensor<?x?xf32>,
+           tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>)
+        -> tensor<?x?x?xf32>
     %next = tensor.cast %next_d : tensor<?x?x?xf32> to tensor<?x?x200xf32>
     rvnn.yield %next : tensor<?x?x200xf32>
   }

@@ -1,39 +1,44 @@
-"""The Transformer baselines for logical inference, eager PyTorch, written
-from Vaswani et al. ("Attention Is All You Need"), Dehghani et al.
-("Universal Transformers"), the FastTrees paper (§3.3) and model-specs §6 and
-§7: post-norm encoder layers over both sentences of a pair (a Siamese batch
-of 2N), each sentence the mean of its final states over its real tokens, then
-[a; b; a⊙b; |a-b|] -> Linear -> GELU -> Linear(D, 7).
+"""The Transformer baselines for logical inference and ListOps, eager
+PyTorch, written from Vaswani et al. ("Attention Is All You Need"), Dehghani
+et al. ("Universal Transformers"), the FastTrees paper (§3.3) and
+model-specs §6 and §7: post-norm encoder layers, each sequence the mean of
+its final states over its real tokens. Logical inference (logits, loss) encodes
+both sentences of a pair as one Siamese batch of 2N and classifies
+[a; b; a⊙b; |a-b|] -> Linear -> GELU -> Linear(D, 7); ListOps
+(listops_logits, listops_loss) puts the encoding through BBT-GRC's ListOps
+head, Linear -> GELU -> Linear(D, 10).
 
 The variants:
 - "transformer": layers with their own weights (stacked [layers, ...] in
   `params`, six in the model), positions added once to the embeddings;
-- "universal_transformer": one layer's weights applied STEPS times, the
-  positions and a learned embedding of the step added before each step
-  (Dehghani et al.'s coordinate embedding; no adaptive halting);
+- "universal_transformer": one layer's weights applied once per row of the
+  step table, the positions and that row added before each step (Dehghani
+  et al.'s coordinate embedding; no adaptive halting);
 - "fasttrees_transformer": "transformer" with the FastTrees module applied to
   the self-attention output before its residual connection.
 
 Evaluation mode (no dropout) by default; with training=True dropout applies
 on the input (rate dropout["in"]), on each residual branch (dropout["cell"])
-and in the head (dropout["out"]). `params` uses the model's parameter names;
-`inputs` is [tokens1, mask1, tokens2, mask2].
+and in the head (dropout["out"]), §8's rates by default. `params` uses the
+model's parameter names; `inputs` is [tokens1, mask1, tokens2, mask2] for
+logical inference and [tokens, mask] for ListOps.
 """
 import torch
 import torch.nn.functional as F
 
+import bbt_grc
 import ordered_neurons
 from ordered_neurons import cumax
 from sentence_pair import pair_logits
 
-# §8 logical-inference dropout (the papers give none for these baselines).
+# §8's dropout (the papers give none for these baselines): logical inference
+# here, ListOps in bbt_grc.DROPOUT.
 DROPOUT = {"in": 0.4, "cell": 0.1, "out": 0.1}
 HEADS = 8
-# The per-layer weights, stacked [layers, ...] in "transformer" and
-# "fasttrees_transformer" (which adds ft_w and ft_b).
+# The per-layer weights, stacked [layers, ...] ("universal_transformer": a
+# stack of one; "fasttrees_transformer" adds ft_w and ft_b).
 LAYER_PARAMS = ("att_qkv_w", "att_out_w", "ln1_g", "ln1_b", "ff1_w", "ff1_b",
                 "ff2_w", "ff2_b", "ln2_g", "ln2_b", "ft_w", "ft_b")
-STEPS = 15  # the Universal Transformer's steps
 
 
 def rate(dropout, key, training):
@@ -87,17 +92,20 @@ def encode(variant, p, tokens, mask, training=False, dropout=None):
     x = F.embedding(tokens, p["embedding"])
     positions = p["positions"][:length]
     p_cell = rate(dropout, "cell", training)
+
+    def layer_weights(l):
+        return {name: p[name][l] for name in LAYER_PARAMS if name in p}
+
     if variant == "universal_transformer":
         x = drop(x, rate(dropout, "in", training))
-        for t in range(STEPS):
-            x = layer(p, x + positions + p["step_embedding"][t], mask, False,
-                      p_cell)
+        shared = layer_weights(0)
+        for step in p["step_embedding"]:
+            x = layer(shared, x + positions + step, mask, False, p_cell)
     else:
         x = drop(x + positions, rate(dropout, "in", training))
         for l in range(p["att_qkv_w"].size(0)):
-            weights = {name: p[name][l] for name in LAYER_PARAMS if name in p}
-            x = layer(weights, x, mask, variant == "fasttrees_transformer",
-                      p_cell)
+            x = layer(layer_weights(l), x, mask,
+                      variant == "fasttrees_transformer", p_cell)
     # The mean over real tokens.
     m = mask.unsqueeze(-1)
     return (x * m).sum(1) / m.sum(1)
@@ -114,3 +122,16 @@ def logits(variant, params, inputs, training=False, dropout=None):
 def loss(variant, params, inputs, labels, training=False, dropout=None):
     return F.cross_entropy(
         logits(variant, params, inputs, training, dropout), labels)
+
+
+def listops_logits(variant, params, inputs, training=False, dropout=None):
+    rates = bbt_grc.DROPOUT if dropout is None else dropout
+    tokens, mask = inputs
+    pooled = encode(variant, params, tokens, mask, training, rates)
+    return bbt_grc.head(params, pooled, training, rates)
+
+
+def listops_loss(variant, params, inputs, labels, training=False,
+                 dropout=None):
+    return F.cross_entropy(
+        listops_logits(variant, params, inputs, training, dropout), labels)

@@ -11,19 +11,20 @@
 // ROUNDTRIP: rvnn.param @ft_w : tensor<6x600x200xf32> init uniform
 // ROUNDTRIP: rvnn.param @ft_b : tensor<6x600xf32> init uniform
 // ROUNDTRIP: func.func private @fasttrees_module
-// ROUNDTRIP-LABEL: func.func private @encoder_layer
-// ROUNDTRIP: %[[ATT:.*]] = call @self_attention
-// ROUNDTRIP: %[[GATED:.*]] = call @fasttrees_module(%[[ATT]],
-// ROUNDTRIP: call @add_norm_feed_forward(%{{.*}}, %[[GATED]],
 // ROUNDTRIP-LABEL: func.func @forward
 // ROUNDTRIP: rvnn.recurse (%{{.*}} = %{{.*}}) : tensor<?x?x200xf32> halting <fixed> steps = 6 {
+// ROUNDTRIP: ^bb0(%[[T:.*]]: index,
+// ROUNDTRIP: %[[ATT:.*]] = func.call @self_attention
+// ROUNDTRIP: %[[GATED:.*]] = func.call @fasttrees_module(%[[ATT]], %[[T]],
+// ROUNDTRIP: func.call @add_norm_feed_forward(
+// ROUNDTRIP-SAME: %{{.*}}, %[[GATED]], %[[T]],
 
 // COMPILED-NOT: func.call
 // COMPILED-LABEL: func.func @forward
 // COMPILED: rvnn.recurse
 // COMPILED: rvnn.masked_attention
 // COMPILED: %[[ATT:.*]] = rvnn.linear %{{.*}} : (tensor<?x?x200xf32>, tensor<200x200xf32>) -> tensor<?x?x200xf32>
-// COMPILED: rvnn.linear %[[ATT]], %{{.*}} : (tensor<?x?x200xf32>, tensor<600x200xf32>, tensor<600xf32>) -> tensor<?x?x600xf32>
+// COMPILED: rvnn.linear %[[ATT]], %{{.*}}, %{{.*}} : (tensor<?x?x200xf32>,
 // COMPILED: rvnn.cumax %{{.*}} {dim = 2 : i64}
 // COMPILED: rvnn.cumax %{{.*}} {dim = 2 : i64}
 // COMPILED: rvnn.sigmoid

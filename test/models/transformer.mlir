@@ -11,16 +11,14 @@
 // ROUNDTRIP: rvnn.param @ff2_w : tensor<6x200x800xf32> init uniform
 // ROUNDTRIP: func.func private @self_attention
 // ROUNDTRIP: func.func private @add_norm_feed_forward
-// ROUNDTRIP-LABEL: func.func private @encoder_layer
-// ROUNDTRIP: call @layer_matrix
-// ROUNDTRIP: call @self_attention
-// ROUNDTRIP: call @add_norm_feed_forward
 // ROUNDTRIP-LABEL: func.func @forward
 // ROUNDTRIP-SAME: -> tensor<?x7xf32>
 // ROUNDTRIP: call @siamese_batch
 // ROUNDTRIP: rvnn.dropout %{{.*}} {rate = 4.000000e-01 : f64}
 // ROUNDTRIP: rvnn.recurse (%{{.*}} = %{{.*}}) : tensor<?x?x200xf32> halting <fixed> steps = 6 {
-// ROUNDTRIP: call @encoder_layer
+// ROUNDTRIP: ^bb0(%[[T:.*]]: index,
+// ROUNDTRIP: call @self_attention(%{{.*}}, %{{.*}}, %{{.*}}, %[[T]],
+// ROUNDTRIP: call @add_norm_feed_forward(%{{.*}}, %{{.*}}, %[[T]],
 // ROUNDTRIP: rvnn.yield
 // ROUNDTRIP: rvnn.pool mean
 // ROUNDTRIP: call @sentence_pair_head
@@ -33,6 +31,7 @@
 // COMPILED: tensor.extract_slice %{{.*}}[%[[T]], 0, 0] [1, 600, 200] [1, 1, 1] : tensor<6x600x200xf32> to tensor<600x200xf32>
 // COMPILED: linalg.transpose {{.*}} permutation = [2, 0, 3, 1, 4]
 // COMPILED: rvnn.masked_attention %{{.*}} : (tensor<?x8x?x25xf32>, tensor<?x8x?x25xf32>, tensor<?x8x?x25xf32>, tensor<?x?xf32>) -> tensor<?x8x?x25xf32>
+// COMPILED: tensor.extract_slice %{{.*}}[%[[T]], 0, 0] [1, 800, 200] [1, 1, 1] : tensor<6x800x200xf32> to tensor<800x200xf32>
 // COMPILED: rvnn.layer_norm
 // COMPILED: rvnn.relu %{{.*}} : tensor<?x?x800xf32>
 // COMPILED: rvnn.layer_norm
