@@ -22,7 +22,7 @@ tokens2, mask2].
 import torch
 import torch.nn.functional as F
 
-from sentence_pair import stack_pair
+from sentence_pair import pair_logits
 
 # FastTrees paper, logical inference: dropout 0.2 between layers.
 DROPOUT = {"in": 0.2, "out": 0.2}
@@ -102,18 +102,11 @@ def encode(variant, p, tokens, mask, training=False, dropout=None):
 
 
 def logits(variant, params, inputs, training=False, dropout=None):
-    # §7: one Siamese batch of 2N, both sentences right-padded to one length.
-    tokens, mask = stack_pair(*inputs)
-    h = encode(variant, params, tokens, mask, training, dropout)
-    a, b = h.split(inputs[0].size(0), 0)
-    features = torch.cat([a, b, a * b, (a - b).abs()], -1)
-    rate_out = rate(dropout, "out", training)
-    if rate_out > 0:
-        features = F.dropout(features, rate_out, training=True)
-    hidden = F.gelu(F.linear(features, params["head_w1"], params["head_b1"]))
-    if rate_out > 0:
-        hidden = F.dropout(hidden, rate_out, training=True)
-    return F.linear(hidden, params["head_w2"], params["head_b2"])
+    return pair_logits(
+        params, inputs,
+        lambda tokens, mask: encode(variant, params, tokens, mask, training,
+                                    dropout),
+        rate(dropout, "out", training))
 
 
 def loss(variant, params, inputs, labels, training=False, dropout=None):
