@@ -167,6 +167,8 @@ Tensor shapeWitness(const Tensor &like) {
 
 Tensor windowGradSum(const Tensor &source) {
   Collected *collected = witnessCollector(source);
+  if (!collected)
+    collected = collectorOf(source);
   if (!collected || torch::GradMode::is_enabled())
     return Tensor();
   if (!collected->sum.defined())

@@ -32,11 +32,11 @@ torch::Tensor deferWeightGrad(const torch::Tensor &weight,
 /// its collector (windowGradSum).
 torch::Tensor shapeWitness(const torch::Tensor &like);
 
-/// When `source` is a witness tied to a collector and the backward is not
-/// itself recorded: the collector's running gradient of the tensor the
-/// witness stands for (zeros at first), for a slice vjp to add its window
-/// cotangent into before it returns deferredZero(source). Otherwise an
-/// undefined tensor.
+/// When `source` comes from collectGrad, or is a witness tied to a
+/// collector, and the backward is not itself recorded: the collector's
+/// running gradient of that tensor (zeros at first), for a slice vjp to add
+/// its window cotangent into before it returns deferredZero(source).
+/// Otherwise an undefined tensor.
 torch::Tensor windowGradSum(const torch::Tensor &source);
 
 /// Zeros in `like`'s shape standing for a contribution a collector adds

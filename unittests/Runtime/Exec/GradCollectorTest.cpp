@@ -108,8 +108,11 @@ TEST(GradCollector, OnlyWitnessesOfCollectingTensorsAreTied) {
   ASSERT_TRUE(sum.defined());
   EXPECT_EQ(sum.sizes(), x.sizes());
   EXPECT_TRUE(torch::equal(sum, torch::zeros({2, 3})));
-  // The collector's running sum is one tensor, whichever witness asks.
+  // The collector's running sum is one tensor, whichever witness asks, and
+  // the collecting tensor itself (a parameter passed by value) too.
   EXPECT_TRUE(windowGradSum(shapeWitness(collected)).is_same(sum));
+  EXPECT_TRUE(windowGradSum(collected).is_same(sum));
+  EXPECT_FALSE(windowGradSum(x).defined());
 }
 
 TEST(GradCollector, ARecordedBackwardGetsNoWindowSum) {
