@@ -62,8 +62,8 @@ TEST(RunConfig, OtherRecomputeValuesNameTheFieldAndFile) {
 TEST(RunConfig, ShippedModelsSaveResiduals) {
   for (const char *model :
        {"bbt_grc", "bbt_grc_logic", "bt_grc", "bt_grc_onesoft", "crvnn",
-        "ebt_grc", "ndr", "rir_grc", "on_lstm", "fasttrees", "faster_fasttrees",
-        "conv_fasttrees"})
+        "ebt_grc", "ndr", "rir_ebt_grc", "rir_grc", "on_lstm", "fasttrees",
+        "faster_fasttrees", "conv_fasttrees"})
     EXPECT_EQ(readRunConfig(std::string(RVNN_SOURCE_DIR) + "/models/" + model +
                             ".json")
                   .recompute,
