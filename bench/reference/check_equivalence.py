@@ -17,6 +17,10 @@ dropout=<all rates 0>)`: the training-mode forward without its randomness,
 for models whose training mode differs otherwise (BT-GRC OneSoft's soft
 beam).
 
+A reference whose loss takes `draw_seed` gets the dump's: the seed of the
+pass's draw stream, for models that draw at evaluation (RIR-EBT-GRC's beam
+alignment).
+
 --set NAME=VALUE (repeatable; VALUE is JSON) passes a keyword argument to the
 reference's loss, for a dump of a model whose .mlir was edited to match
 (e.g. RIR-GRC with a smaller chunk: --set chunk=4).
@@ -24,6 +28,7 @@ Runs with Debian's python3-torch (/usr/bin/python3).
 """
 import argparse
 import importlib
+import inspect
 import json
 import os
 import sys
@@ -64,6 +69,8 @@ def main():
     if args.training:
         mode = {"training": True,
                 "dropout": {"in": 0.0, "cell": 0.0, "out": 0.0}}
+    if "draw_seed" in inspect.signature(reference.loss).parameters:
+        mode["draw_seed"] = dump["draw_seed"]
     for setting in args.set:
         name, _, value = setting.partition("=")
         mode[name] = json.loads(value)

@@ -42,13 +42,13 @@ def pair_scores(p, h):
     return F.linear(hidden, p["score_w2"]).squeeze(-1)
 
 
-def step(p, h, accu, beam_mask, pair_mask):
+def step(p, h, accu, beam_mask, pair_mask, beam=BEAM):
     """One scored merge step. h [N, B, S, D], accu / beam_mask [N, B],
     pair_mask [N, S-1] (1 where the pair may be merged)."""
     N, B, S, D = h.shape
     P = S - 1
     probs = masked_softmax(pair_scores(p, h), pair_mask.unsqueeze(1).expand(N, B, P))
-    k = min(P, BEAM)
+    k = min(P, beam)
     sel = topk_one_hot(probs, k)                                 # [N, B, k, P]
     picked = (sel * probs.unsqueeze(2)).sum(-1)                  # [N, B, k]
     accu = (accu.unsqueeze(-1) + torch.log(picked + 1e-20)).reshape(N, B * k)
@@ -62,9 +62,9 @@ def step(p, h, accu, beam_mask, pair_mask):
 
     sel = sel.reshape(N, B * k, P)
     h = h.unsqueeze(2).expand(N, B, k, S, D).reshape(N, B * k, S, D)
-    if B * k > BEAM:
-        keep = topk_one_hot(masked_softmax(accu, beam_mask), BEAM)  # [N, BEAM, B·k]
-        h = (keep @ h.reshape(N, B * k, S * D)).reshape(N, BEAM, S, D)
+    if B * k > beam:
+        keep = topk_one_hot(masked_softmax(accu, beam_mask), beam)  # [N, beam, B·k]
+        h = (keep @ h.reshape(N, B * k, S * D)).reshape(N, beam, S, D)
         sel = keep @ sel
         accu = (keep @ accu.unsqueeze(-1)).squeeze(-1)
         beam_mask = (keep @ beam_mask.unsqueeze(-1)).squeeze(-1)
@@ -83,26 +83,39 @@ def merge(p, h, sel):
     return sel.unsqueeze(-1) * parent + before * left + after * right
 
 
-def encode(p, tokens, mask):
-    x = F.embedding(tokens, p["embedding"]) * mask.unsqueeze(-1)
-    h = F.layer_norm(F.linear(x, p["leaf_w"], p["leaf_b"]), (x.size(-1),),
-                     p["leaf_gamma"], p["leaf_beta"])
-    N, S, D = h.shape
-    h = h.unsqueeze(1)                                           # [N, 1, S, D]
-    accu = torch.zeros(N, 1, dtype=h.dtype)
-    beam_mask = torch.ones(N, 1, dtype=h.dtype)
+def beam_search(p, h, accu, beam_mask, mask, beam=BEAM):
+    """The beam tree over h [N, B, S, D] with beam scores accu and beam_mask
+    [N, B] and token mask [N, S]: S - 1 merge steps. Returns the roots
+    [N, B', D] with their accu and beam_mask [N, B']."""
+    N, S = mask.shape
     for i in range(S - 1):
         pair_mask = mask[:, i + 1:]                              # token i+1+j real
         if i < S - 2:
-            h, sel, accu, beam_mask = step(p, h, accu, beam_mask, pair_mask)
+            h, sel, accu, beam_mask = step(p, h, accu, beam_mask, pair_mask,
+                                           beam)
         else:  # one pair left: compose it, no choice to score
             sel = torch.ones(N, h.size(1), 1, dtype=h.dtype)
         merged = merge(p, h, sel)
         not_done = pair_mask[:, 0].view(N, 1, 1, 1)
         h = not_done * merged + (1 - not_done) * h[:, :, :-1]
-    roots = h[:, :, 0]
+    return h[:, :, 0], accu, beam_mask
+
+
+def marginalise(roots, accu, beam_mask):
+    """Σ_b w_b·root_b, w = softmax over the real beams' scores."""
     weights = F.softmax(beam_mask * accu + (1 - beam_mask) * -999999.0, dim=-1)
     return (weights.unsqueeze(-1) * roots).sum(1)
+
+
+def encode(p, tokens, mask):
+    x = F.embedding(tokens, p["embedding"]) * mask.unsqueeze(-1)
+    h = F.layer_norm(F.linear(x, p["leaf_w"], p["leaf_b"]), (x.size(-1),),
+                     p["leaf_gamma"], p["leaf_beta"])
+    N = h.size(0)
+    roots, accu, beam_mask = beam_search(
+        p, h.unsqueeze(1), torch.zeros(N, 1, dtype=h.dtype),
+        torch.ones(N, 1, dtype=h.dtype), mask)
+    return marginalise(roots, accu, beam_mask)
 
 
 def loss(params, inputs, labels):

@@ -1,3 +1,4 @@
+#include "EvalOptions.h"
 #include "KernelsOption.h"
 #include "OptionParser.h"
 #include "Output.h"
@@ -28,15 +29,16 @@ nlohmann::json encode(const torch::Tensor &tensor) {
 
 int runDumpGrads(const std::vector<std::string> &args) {
   std::string configPath, modelDir, dataFile, checkpoint, output = "-";
-  std::string kernels = "generated", recompute = "config";
+  std::string kernels = "generated", recompute = "config", options;
   std::uint64_t seed = 1, rows = 8;
   bool training = false;
   OptionParser parser(
       "rvnn-run dump-grads",
       "Writes a model's parameters, one batch (the first --rows examples of\n"
-      "--data), its evaluation-mode loss and the loss gradient of every\n"
-      "parameter as JSON, for checking against an independent\n"
-      "implementation (bench/reference/check_equivalence.py).\n");
+      "--data), its evaluation-mode loss, the loss gradient of every\n"
+      "parameter and the seed of the pass's random draws as JSON, for\n"
+      "checking against an independent implementation\n"
+      "(bench/reference/check_equivalence.py).\n");
   parser.add("--config", "FILE", "run configuration (task)", configPath);
   parser.add("--model", "DIR", "compiled model", modelDir);
   parser.add("--data", "FILE", "data file", dataFile);
@@ -53,6 +55,7 @@ int runDumpGrads(const std::vector<std::string> &args) {
                  training);
   addKernelsOption(parser, kernels);
   addRecomputeOption(parser, recompute);
+  addEvalOptionsOption(parser, options);
   if (!parser.parse(args))
     return 0;
   for (const char *required : {"--config", "--model", "--data"})
@@ -70,12 +73,16 @@ int runDumpGrads(const std::vector<std::string> &args) {
   model.executionContext().compactHalted = config.compactHalted;
   model.executionContext().recompute =
       recomputeOption(parser, recompute, config);
+  model.setEvalOptions(evalOptions(parser, options));
   if (!checkpoint.empty())
     train::loadParameters(checkpoint, model, /*best=*/false);
   torch::Tensor loss = model.loss(batch, training);
   loss.backward();
 
+  // The seed of the pass's draw stream (rvnn/Runtime/Ops/Random.h), so a
+  // reference can redraw what the pass drew at evaluation (beam alignment).
   nlohmann::json dump = {{"loss", loss.item<double>()},
+                         {"draw_seed", model.executionContext().draws.seed},
                          {"labels", encode(batch.labels)},
                          {"inputs", nlohmann::json::array()},
                          {"params", nlohmann::json::object()},

@@ -1,3 +1,4 @@
+#include "EvalOptions.h"
 #include "KernelsOption.h"
 #include "OptionParser.h"
 #include "Report.h"
@@ -18,7 +19,7 @@ using namespace rvnn::runtime;
 
 int runEval(const std::vector<std::string> &args) {
   std::string configPath, modelDir, checkpoint, weights, dataFile;
-  std::string device = "cpu", kernels = "generated";
+  std::string device = "cpu", kernels = "generated", options;
   bool latest = false;
   OptionParser parser("rvnn-run eval",
                       "Scores a checkpoint (or a weights file) on a data "
@@ -34,6 +35,7 @@ int runEval(const std::vector<std::string> &args) {
   parser.add("--data", "FILE", "data to score", dataFile);
   parser.add("--device", "NAME", "cpu, cuda or cuda:N", device);
   addKernelsOption(parser, kernels);
+  addEvalOptionsOption(parser, options);
   parser.addFlag("--latest",
                  "use the checkpoint's latest parameters, not its best",
                  latest);
@@ -53,6 +55,7 @@ int runEval(const std::vector<std::string> &args) {
   const Dataset data = readDataset(config.task, dataFile);
   CompiledModel model(modelDir, selectDevice(device), /*seed=*/0, kernelMode);
   model.executionContext().compactHalted = config.compactHalted;
+  model.setEvalOptions(evalOptions(parser, options));
   if (parser.given("--weights"))
     train::loadWeights(weights, model);
   else

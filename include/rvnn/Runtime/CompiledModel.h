@@ -37,6 +37,10 @@ public:
   /// How the plan runs (halting checks, compaction, kernel mode; the kernel
   /// library is loaded only when the constructor's mode is Generated).
   ExecutionContext &executionContext() { return context; }
+  /// The values of the plan's evaluation options (rvnn_exec.eval_option) for
+  /// evaluation passes. Throws PlanError naming an option that no
+  /// eval_option of the plan reads.
+  void setEvalOptions(std::map<std::string, int64_t> options);
 
 private:
   std::vector<RuntimeValue> forward(const Batch &batch, bool training);

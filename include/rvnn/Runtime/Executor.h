@@ -67,6 +67,9 @@ struct ExecutionContext {
   KernelMode kernelMode = KernelMode::Generated;
   /// When set, the executor counts and times what it runs into it.
   ExecutionProfile *profile = nullptr;
+  /// The run's values of the plan's rvnn_exec.eval_option ops by name, read
+  /// at evaluation (CompiledModel::setEvalOptions checks the names).
+  std::map<std::string, int64_t> evalOptions;
   /// When set, rvnn_exec.expose_structure ops record the values the model
   /// exposes as its induced structure into it (`rvnn-run parse`).
   StructureTrace *structureTrace = nullptr;

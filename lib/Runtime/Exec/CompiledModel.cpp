@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <optional>
+#include <set>
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <torch/nn/functional/loss.h>
@@ -65,6 +66,41 @@ CompiledModel::CompiledModel(const std::string &directory, torch::Device device,
   executor = std::make_unique<Executor>(
       compiled, [this](const std::string &name) { return parameter(name); },
       context);
+}
+
+namespace {
+
+/// The names of the eval_option ops in `region`, nested regions included.
+void collectEvalOptions(const PlanRegion &region,
+                        std::set<std::string> &names) {
+  for (const PlanOp &op : region.body) {
+    if (op.name == contract::ops::EvalOptionOp::name)
+      names.insert(
+          op.attrs.at(std::string(contract::ops::EvalOptionOp::attr::name))
+              .get<std::string>());
+    for (const PlanRegion &nested : op.regions)
+      collectEvalOptions(nested, names);
+  }
+}
+
+} // namespace
+
+void CompiledModel::setEvalOptions(std::map<std::string, int64_t> options) {
+  std::set<std::string> known;
+  for (const auto &[name, function] : compiled.functions)
+    collectEvalOptions(function.body, known);
+  for (const auto &[name, value] : options) {
+    if (known.count(name))
+      continue;
+    std::string readable;
+    for (const std::string &option : known)
+      readable += (readable.empty() ? "" : ", ") + option;
+    throw PlanError(
+        "the model has no evaluation option '" + name + "' (" +
+        (known.empty() ? std::string("it has none") : "it has: " + readable) +
+        ")");
+  }
+  context.evalOptions = std::move(options);
 }
 
 torch::Tensor CompiledModel::parameter(const std::string &name) const {

@@ -1,5 +1,5 @@
 // Scalar ops: constants, integer arithmetic on shapes and step counters,
-// tensor sizes and the chunked recursion's level count.
+// tensor sizes, the chunked recursion's level count and evaluation options.
 #include "Handlers.h"
 
 #include "rvnn/Runtime/Ops/Recursion.h"
@@ -98,6 +98,21 @@ void chunkDepth(Executor &, const PlanOp &op, Frame &frame) {
                       attrAs<int64_t>(op, exec::ChunkDepthOp::attr::size)));
 }
 
+/// An evaluation option: fixed in training; at evaluation the run's value, or
+/// the op's evaluation default.
+void evalOption(Executor &executor, const PlanOp &op, Frame &frame) {
+  const ExecutionContext &context = executor.context();
+  int64_t value = attrAs<int64_t>(op, exec::EvalOptionOp::attr::training);
+  if (!context.training) {
+    auto given = context.evalOptions.find(
+        attrAs<std::string>(op, exec::EvalOptionOp::attr::name));
+    value = given != context.evalOptions.end()
+                ? given->second
+                : attrAs<int64_t>(op, exec::EvalOptionOp::attr::evaluation);
+  }
+  frame.setResult(op, 0, value);
+}
+
 } // namespace
 
 void registerScalarOps(OpRegistry &r) {
@@ -105,6 +120,7 @@ void registerScalarOps(OpRegistry &r) {
   r[exec::IndexArithOp::name] = indexArith;
   r[exec::DimOp::name] = dim;
   r[exec::ChunkDepthOp::name] = chunkDepth;
+  r[exec::EvalOptionOp::name] = evalOption;
 }
 
 } // namespace rvnn::runtime

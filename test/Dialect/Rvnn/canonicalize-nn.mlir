@@ -105,3 +105,21 @@ func.func @mode_select_kept(%a: tensor<?x5xf32>, %b: tensor<?x5xf32>) -> (tensor
   %y = rvnn.mode_select %a, %b : tensor<?x5xf32>
   return %x, %y : tensor<?x5xf32>, tensor<?x5xf32>
 }
+
+// -----
+
+// An evaluation option is only known at run time: it never folds, and two
+// reads of one option merge.
+// CHECK-LABEL: func.func @eval_option_kept
+// CHECK: rvnn.eval_option "rir_inference"
+// CHECK: arith.muli
+// CSE-LABEL: func.func @eval_option_kept
+// CSE-COUNT-1: rvnn.eval_option
+// CSE-NOT: rvnn.eval_option
+func.func @eval_option_kept(%n: index) -> (index, index) {
+  %a = rvnn.eval_option "rir_inference" {training = 1 : i64, evaluation = 0 : i64}
+  %b = rvnn.eval_option "rir_inference" {training = 1 : i64, evaluation = 0 : i64}
+  %x = arith.muli %n, %a : index
+  %y = arith.muli %n, %b : index
+  return %x, %y : index, index
+}

@@ -342,3 +342,27 @@ func.func @mode_select_integer(%a: tensor<4xi64>, %b: tensor<4xi64>) -> tensor<4
   %y = "rvnn.mode_select"(%a, %b) : (tensor<4xi64>, tensor<4xi64>) -> tensor<4xi64>
   return %y : tensor<4xi64>
 }
+
+// -----
+
+func.func @eval_option_name() -> index {
+  // expected-error @below {{name must be a lower-case identifier ([a-z_][a-z0-9_]*), got 'rir=1'}}
+  %x = rvnn.eval_option "rir=1" {training = 1 : i64, evaluation = 0 : i64}
+  return %x : index
+}
+
+// -----
+
+func.func @eval_option_empty_name() -> index {
+  // expected-error @below {{name must be a lower-case identifier ([a-z_][a-z0-9_]*), got ''}}
+  %x = rvnn.eval_option "" {training = 1 : i64, evaluation = 0 : i64}
+  return %x : index
+}
+
+// -----
+
+func.func @eval_option_no_default() -> index {
+  // expected-error @below {{requires attribute 'evaluation'}}
+  %x = rvnn.eval_option "rir_inference" {training = 1 : i64}
+  return %x : index
+}

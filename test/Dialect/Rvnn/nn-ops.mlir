@@ -166,3 +166,12 @@ func.func @mode_select(%soft: tensor<?x1x?xf32>, %hard: tensor<?x1x?xf32>) -> te
   %w = rvnn.mode_select %soft, %hard : tensor<?x1x?xf32>
   return %w : tensor<?x1x?xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @eval_option
+func.func @eval_option() -> index {
+  // CHECK: rvnn.eval_option "rir_inference" {evaluation = 0 : i64, training = 1 : i64}
+  %rir = rvnn.eval_option "rir_inference" {training = 1 : i64, evaluation = 0 : i64}
+  return %rir : index
+}

@@ -315,6 +315,16 @@ struct EmbeddingOp {
   };
 };
 
+struct EvalOptionOp {
+  static constexpr std::string_view name = "rvnn_exec.eval_option";
+  static constexpr OpKind kind = OpKind::Scalar;
+  struct attr {
+    static constexpr std::string_view name = "name";
+    static constexpr std::string_view training = "training";
+    static constexpr std::string_view evaluation = "evaluation";
+  };
+};
+
 struct ExposeStructureOp {
   static constexpr std::string_view name = "rvnn_exec.expose_structure";
   static constexpr OpKind kind = OpKind::Control;
@@ -688,7 +698,7 @@ struct OpInfo {
 };
 
 // Every op, sorted by name.
-inline constexpr std::array<OpInfo, 57> kOps = {{
+inline constexpr std::array<OpInfo, 58> kOps = {{
     {ops::AllocOp::name, ops::AllocOp::kind},
     {ops::ArgMaxOp::name, ops::ArgMaxOp::kind},
     {ops::BalancedReduceOp::name, ops::BalancedReduceOp::kind},
@@ -714,6 +724,7 @@ inline constexpr std::array<OpInfo, 57> kOps = {{
     {ops::DropoutMaskOp::name, ops::DropoutMaskOp::kind},
     {ops::ElementwiseOp::name, ops::ElementwiseOp::kind},
     {ops::EmbeddingOp::name, ops::EmbeddingOp::kind},
+    {ops::EvalOptionOp::name, ops::EvalOptionOp::kind},
     {ops::ExposeStructureOp::name, ops::ExposeStructureOp::kind},
     {ops::FuncOp::name, ops::FuncOp::kind},
     {ops::GateOp::name, ops::GateOp::kind},

@@ -312,6 +312,28 @@ OpFoldResult ModeSelectOp::fold(FoldAdaptor) {
 }
 
 //===----------------------------------------------------------------------===//
+// EvalOptionOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult EvalOptionOp::verify() {
+  // A plain identifier, so that `--option NAME=VALUE` lists parse
+  // unambiguously.
+  StringRef name = getName();
+  auto isLowerOrUnderscore = [](char c) {
+    return (c >= 'a' && c <= 'z') || c == '_';
+  };
+  bool valid = !name.empty() && isLowerOrUnderscore(name.front()) &&
+               llvm::all_of(name, [&](char c) {
+                 return isLowerOrUnderscore(c) || (c >= '0' && c <= '9');
+               });
+  if (!valid)
+    return emitOpError("name must be a lower-case identifier "
+                       "([a-z_][a-z0-9_]*), got '")
+           << name << "'";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // SoftmaxOp, MaskedSoftmaxOp
 //===----------------------------------------------------------------------===//
 

@@ -249,6 +249,9 @@ def Exec_DimOp : Exec_Op<"dim", "scalar", [Pure]> {
 // The outer chunked recursion's level count (a step bound).
 def Exec_ChunkDepthOp : Exec_MirrorOp<Rvnn_ChunkDepthOp, "scalar", [Pure]>;
 
+// A run option read at evaluation (the runtime's ExecutionContext::options).
+def Exec_EvalOptionOp : Exec_MirrorOp<Rvnn_EvalOptionOp, "scalar", [Pure]>;
+
 //===----------------------------------------------------------------------===//
 // Buffers and views
 //===----------------------------------------------------------------------===//

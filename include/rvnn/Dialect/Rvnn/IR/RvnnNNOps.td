@@ -209,6 +209,37 @@ def Rvnn_ModeSelectOp : Rvnn_ShapedOp<"mode_select", [
   let hasFolder = 1;
 }
 
+def Rvnn_EvalOptionOp : Rvnn_Op<"eval_option", [Pure]> {
+  let summary = "an index fixed in training, chosen by the run at evaluation";
+  let description = [{
+    The result is `training` when the model runs in training mode. At
+    evaluation it is the value the run gives the option `name` (`rvnn-run
+    eval` and `dump-grads` take `--option NAME=VALUE`), or `evaluation` when
+    the run gives none. So one compiled model evaluates in several ways
+    without recompiling, while training always takes one. `name` is a
+    lower-case identifier (`[a-z_][a-z0-9_]*`); the runtime rejects a run
+    option that no `rvnn.eval_option` of the model reads.
+
+    RIR-EBT-GRC multiplies its count of aligned outer levels by
+    `rir_inference` (1 in training; at evaluation 0 by default, the
+    authors' non-RIR inference over the whole sequence, or 1 for RIR
+    inference).
+
+    The option is fixed for a whole forward pass and its backward, so the op
+    is pure within one. It never folds: its value is only known at run time.
+
+    Example:
+    ```mlir
+    %rir = rvnn.eval_option "rir_inference" {training = 1 : i64,
+                                             evaluation = 0 : i64}
+    ```
+  }];
+  let arguments = (ins StrAttr:$name, I64Attr:$training, I64Attr:$evaluation);
+  let results = (outs Index:$value);
+  let assemblyFormat = "$name attr-dict";
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Activations
 //===----------------------------------------------------------------------===//
