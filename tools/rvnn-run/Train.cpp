@@ -1,3 +1,4 @@
+#include "EvalOptions.h"
 #include "KernelsOption.h"
 #include "OptionParser.h"
 #include "RecomputeOption.h"
@@ -22,7 +23,7 @@ using namespace rvnn::runtime;
 
 int runTrain(const std::vector<std::string> &args) {
   std::string configPath, modelDir, trainFile, devFile, testFiles, outDir;
-  std::string initFile;
+  std::string initFile, evalOptionText;
   std::string device = "cpu", kernels = "generated", recompute = "config";
   std::uint64_t seed = 1, maxSteps = 0, epochs = 0;
   bool resume = false, overwrite = false;
@@ -44,6 +45,7 @@ int runTrain(const std::vector<std::string> &args) {
   parser.add("--device", "NAME", "cpu, cuda or cuda:N", device);
   addKernelsOption(parser, kernels);
   addRecomputeOption(parser, recompute);
+  addEvalOptionsOption(parser, evalOptionText);
   parser.add("--seed", "N", "initialisation, dropout and batch order", seed);
   parser.add("--max-steps", "N", "stop after N optimiser steps (0: config)",
              maxSteps);
@@ -82,6 +84,7 @@ int runTrain(const std::vector<std::string> &args) {
   model.executionContext().compactHalted = config.compactHalted;
   model.executionContext().recompute =
       recomputeOption(parser, recompute, config);
+  model.setEvalOptions(evalOptions(parser, evalOptionText));
   if (!initFile.empty())
     train::loadWeights(initFile, model);
   Dataset trainData = readDataset(config.task, trainFile);
