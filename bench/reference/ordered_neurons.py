@@ -19,10 +19,12 @@ on the embeddings (rate dropout["in"]) and in the head (dropout["out"]).
 `params` uses the model's parameter names; `inputs` is [tokens1, mask1,
 tokens2, mask2].
 """
+import functools
+
 import torch
 import torch.nn.functional as F
 
-from sentence_pair import pair_logits
+from sentence_pair import variant_logits, variant_loss
 
 # FastTrees paper, logical inference: dropout 0.2 between layers.
 DROPOUT = {"in": 0.2, "out": 0.2}
@@ -101,14 +103,5 @@ def encode(variant, p, tokens, mask, training=False, dropout=None):
     return h
 
 
-def logits(variant, params, inputs, training=False, dropout=None):
-    return pair_logits(
-        params, inputs,
-        lambda tokens, mask: encode(variant, params, tokens, mask, training,
-                                    dropout),
-        rate(dropout, "out", training))
-
-
-def loss(variant, params, inputs, labels, training=False, dropout=None):
-    return F.cross_entropy(
-        logits(variant, params, inputs, training, dropout), labels)
+logits = functools.partial(variant_logits, encode, rate)
+loss = functools.partial(variant_loss, logits)

@@ -35,3 +35,23 @@ def pair_logits(params, inputs, encode, rate_out=0.0):
     encoding per row, which classify() scores."""
     tokens, mask = stack_pair(*inputs)
     return classify(params, encode(tokens, mask), inputs[0].size(0), rate_out)
+
+
+def variant_logits(encode, rate, variant, params, inputs, training=False,
+                   dropout=None):
+    """pair_logits of one variant of a model family: its
+    `encode(variant, params, tokens, mask, training, dropout)` and its head
+    dropout `rate(dropout, "out", training)`."""
+    return pair_logits(
+        params, inputs,
+        lambda tokens, mask: encode(variant, params, tokens, mask, training,
+                                    dropout),
+        rate(dropout, "out", training))
+
+
+def variant_loss(logits, variant, params, inputs, labels, training=False,
+                 dropout=None):
+    """The cross entropy of `logits(variant, params, inputs, training,
+    dropout)`."""
+    return F.cross_entropy(
+        logits(variant, params, inputs, training, dropout), labels)

@@ -23,13 +23,15 @@ and in the head (dropout["out"]), §8's rates by default. `params` uses the
 model's parameter names; `inputs` is [tokens1, mask1, tokens2, mask2] for
 logical inference and [tokens, mask] for ListOps.
 """
+import functools
+
 import torch
 import torch.nn.functional as F
 
 import bbt_grc
 import ordered_neurons
 from ordered_neurons import cumax
-from sentence_pair import pair_logits
+from sentence_pair import variant_logits, variant_loss
 
 # §8's dropout (the papers give none for these baselines): logical inference
 # here, ListOps in bbt_grc.DROPOUT.
@@ -111,17 +113,8 @@ def encode(variant, p, tokens, mask, training=False, dropout=None):
     return (x * m).sum(1) / m.sum(1)
 
 
-def logits(variant, params, inputs, training=False, dropout=None):
-    return pair_logits(
-        params, inputs,
-        lambda tokens, mask: encode(variant, params, tokens, mask, training,
-                                    dropout),
-        rate(dropout, "out", training))
-
-
-def loss(variant, params, inputs, labels, training=False, dropout=None):
-    return F.cross_entropy(
-        logits(variant, params, inputs, training, dropout), labels)
+logits = functools.partial(variant_logits, encode, rate)
+loss = functools.partial(variant_loss, logits)
 
 
 def listops_logits(variant, params, inputs, training=False, dropout=None):
@@ -131,7 +124,4 @@ def listops_logits(variant, params, inputs, training=False, dropout=None):
     return bbt_grc.head(params, pooled, training, rates)
 
 
-def listops_loss(variant, params, inputs, labels, training=False,
-                 dropout=None):
-    return F.cross_entropy(
-        listops_logits(variant, params, inputs, training, dropout), labels)
+listops_loss = functools.partial(variant_loss, listops_logits)

@@ -91,7 +91,7 @@ void recurse(Executor &executor, const PlanOp &op, Frame &frame) {
   contract::HaltingPolicy policy =
       enumAttr(op, Recurse::attr::halting, contract::parseHaltingPolicy);
   int64_t bound = stepBound(executor, op, frame, policy);
-  if (ctx.kernelMode == KernelMode::Generated)
+  if (ctx.kernelMode == KernelMode::Generated && torch::GradMode::is_enabled())
     collectCapturedGrads(op, frame);
   if (policy != contract::HaltingPolicy::per_sample &&
       checkpointsSegments(executor, op, state)) {
