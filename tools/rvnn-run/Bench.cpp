@@ -25,6 +25,7 @@
 #include "rvnn/Runtime/Data/ListOpsGenerator.h"
 #include "rvnn/Runtime/Data/ListOpsVocab.h"
 #include "rvnn/Runtime/Device.h"
+#include "rvnn/Runtime/HostAllocator.h"
 #include "rvnn/Runtime/RunConfig.h"
 #include "rvnn/Runtime/Threads.h"
 #include "rvnn/Runtime/Train/Optimiser.h"
@@ -291,6 +292,7 @@ int runBench(const std::vector<std::string> &args) {
       for (const auto &[name, param] : model.namedParameters())
         params.push_back(param);
       train::Optimiser optimiser(params, trainer.optimiser);
+      HostHeapTrimmer heapTrimmer;
 
       m.peakReset = resetPeakRss();
       const double startRss = procStatusMiB("VmRSS").value_or(0);
@@ -308,6 +310,7 @@ int runBench(const std::vector<std::string> &args) {
         if (trainer.clip > 0)
           torch::nn::utils::clip_grad_norm_(params, trainer.clip);
         optimiser.step();
+        heapTrimmer.afterStep();
         const double value = loss.item<double>();
         if (target.is_cuda())
           torch::cuda::synchronize();

@@ -7,6 +7,7 @@
 #include "rvnn/Dialect/Exec/ExecContract.h"
 #include "rvnn/Runtime/Executor.h"
 #include "rvnn/Runtime/Ops/Attention.h"
+#include "rvnn/Runtime/Ops/NN.h"
 
 #include <array>
 #include <string>
@@ -119,6 +120,8 @@ torch::Tensor stridedSlice(const torch::Tensor &source, const SliceSpec &spec,
 
 /// A neighbour_retrieve op's direction attribute.
 ops::Direction neighbourDirection(const PlanOp &op);
+/// A pool op's kind attribute.
+ops::PoolKind poolKind(const PlanOp &op);
 
 /// Handlers of ops whose result is a function of their tensor operands only.
 template <size_t Arity, typename Fn> OpHandler tensors(Fn fn) {

@@ -197,23 +197,8 @@ void maskedSoftmax(Executor &, const PlanOp &op, Frame &frame) {
 }
 
 void pool(Executor &, const PlanOp &op, Frame &frame) {
-  ops::PoolKind kind = ops::PoolKind::First;
-  switch (enumAttr(op, exec::PoolOp::attr::kind, contract::parsePoolKind)) {
-  case contract::PoolKind::first:
-    kind = ops::PoolKind::First;
-    break;
-  case contract::PoolKind::last:
-    kind = ops::PoolKind::Last;
-    break;
-  case contract::PoolKind::mean:
-    kind = ops::PoolKind::Mean;
-    break;
-  case contract::PoolKind::max:
-    kind = ops::PoolKind::Max;
-    break;
-  }
-  frame.setResult(op, 0,
-                  ops::pool(frame.tensor(op, 0), frame.tensor(op, 1), kind));
+  frame.setResult(
+      op, 0, ops::pool(frame.tensor(op, 0), frame.tensor(op, 1), poolKind(op)));
 }
 
 void chunk(Executor &, const PlanOp &op, Frame &frame) {
@@ -278,6 +263,20 @@ ops::Direction neighbourDirection(const PlanOp &op) {
                   contract::parseDirection) == contract::Direction::left
              ? ops::Direction::Left
              : ops::Direction::Right;
+}
+
+ops::PoolKind poolKind(const PlanOp &op) {
+  switch (enumAttr(op, exec::PoolOp::attr::kind, contract::parsePoolKind)) {
+  case contract::PoolKind::first:
+    return ops::PoolKind::First;
+  case contract::PoolKind::last:
+    return ops::PoolKind::Last;
+  case contract::PoolKind::mean:
+    return ops::PoolKind::Mean;
+  case contract::PoolKind::max:
+    return ops::PoolKind::Max;
+  }
+  throw PlanError(op.where() + ": unknown pool kind");
 }
 
 void registerKernelOps(OpRegistry &r) {

@@ -142,6 +142,50 @@ Tensor reluGrad(const Tensor &x, const Tensor &dy) {
   return at::threshold_backward(dy, x, 0);
 }
 
+/// maximum / minimum pass the cotangent to the operand that won, half of it
+/// to each on a tie (ATen's derivatives.yaml), summed back over broadcast
+/// dims; other elementwise ops outside a dispatch take the autograd rule.
+std::optional<std::vector<Tensor>>
+elementwiseRule(Executor &, const PlanOp &op, const Frame &frame,
+                const std::vector<Tensor> &cotangents,
+                const std::vector<bool> &wanted) {
+  using Fn = contract::ElementwiseFn;
+  const Fn fn =
+      enumAttr(op, exec::ElementwiseOp::attr::fn, contract::parseElementwiseFn);
+  if (fn != Fn::max && fn != Fn::min)
+    return std::nullopt;
+  const Tensor a = frame.tensor(op, 0);
+  const Tensor b = frame.tensor(op, 1);
+  const Tensor &dy = cotangents.at(0);
+  const Tensor shared = at::where(a == b, dy / 2, dy);
+  // For max, a loses where a < b; for min, where a > b.
+  const Tensor aLoses = fn == Fn::max ? a < b : a > b;
+  const Tensor bLoses = fn == Fn::max ? a > b : a < b;
+  std::vector<Tensor> grads(2);
+  if (wanted[0])
+    grads[0] = shared.masked_fill(aLoses, 0).sum_to_size(a.sizes());
+  if (wanted[1])
+    grads[1] = shared.masked_fill(bLoses, 0).sum_to_size(b.sizes());
+  return grads;
+}
+
+/// pool's cotangent by ops::poolBackward; a mean's mask cotangent takes the
+/// autograd rule.
+std::optional<std::vector<Tensor>>
+poolRule(Executor &, const PlanOp &op, const Frame &frame,
+         const std::vector<Tensor> &cotangents,
+         const std::vector<bool> &wanted) {
+  using Pool = exec::PoolOp;
+  const ops::PoolKind kind = poolKind(op);
+  if (kind == ops::PoolKind::Mean && wanted[Pool::operand::mask])
+    return std::nullopt;
+  std::vector<Tensor> grads(op.operands.size());
+  grads[Pool::operand::h] = ops::poolBackward(
+      frame.tensor(op, Pool::operand::h), frame.tensor(op, Pool::operand::mask),
+      kind, cotangents.at(0));
+  return grads;
+}
+
 /// ops::layerNorm is at::layer_norm over the last dim; its backward needs the
 /// statistics of the forward, recomputed here.
 std::optional<std::vector<Tensor>>
@@ -324,6 +368,8 @@ const std::map<std::string_view, FastRule> &fastRules() {
   static const std::map<std::string_view, FastRule> rules = {
       {exec::DispatchOp::name, dispatchRule},
       {exec::GemmOp::name, gemmRule},
+      {exec::ElementwiseOp::name, elementwiseRule},
+      {exec::PoolOp::name, poolRule},
       {exec::GeluOp::name, unaryRule(geluGrad)},
       {exec::SigmoidOp::name, unaryRule(sigmoidGrad)},
       {exec::ReluOp::name, unaryRule(reluGrad)},

@@ -170,4 +170,30 @@ torch::Tensor pool(const torch::Tensor &h, const torch::Tensor &mask,
   TORCH_CHECK(false, "pool: unknown kind");
 }
 
+torch::Tensor poolBackward(const torch::Tensor &h, const torch::Tensor &mask,
+                           PoolKind kind, const torch::Tensor &dy) {
+  const auto real = mask.unsqueeze(-1).to(h.scalar_type());
+  torch::Tensor grad = torch::zeros(h.sizes(), dy.options());
+  switch (kind) {
+  case PoolKind::First:
+    grad.select(1, 0).copy_(dy);
+    return grad;
+  case PoolKind::Last: {
+    auto last = (mask.sum(1) - 1).clamp_min(0).to(at::kLong);
+    auto index = last.view({-1, 1, 1}).expand({h.size(0), 1, h.size(2)});
+    return grad.scatter_add_(1, index, dy.unsqueeze(1));
+  }
+  case PoolKind::Mean:
+    return (dy / real.sum(1).clamp_min(1)).unsqueeze(1) * real;
+  case PoolKind::Max: {
+    auto positions = std::get<1>(
+        h.masked_fill(real == 0, -std::numeric_limits<double>::infinity())
+            .max(1));
+    return grad.scatter_(1, positions.unsqueeze(1), dy.unsqueeze(1))
+        .masked_fill_(real == 0, 0);
+  }
+  }
+  TORCH_CHECK(false, "pool: unknown kind");
+}
+
 } // namespace rvnn::runtime::ops

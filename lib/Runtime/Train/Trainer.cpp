@@ -12,6 +12,7 @@
 #include <torch/nn/utils/clip_grad.h>
 #include <torch/types.h>
 
+#include "rvnn/Runtime/HostAllocator.h"
 #include "rvnn/Runtime/Report/RunPlots.h"
 #include "rvnn/Runtime/Train/BatchOrder.h"
 #include "rvnn/Runtime/Train/Checkpoint.h"
@@ -71,6 +72,7 @@ private:
   const std::vector<Batch> &dev_;
   std::vector<torch::Tensor> params_;
   Optimiser optimiser_;
+  HostHeapTrimmer heapTrimmer_;
   ReduceLROnPlateau plateau_;
   EarlyStopping earlyStop_;
   TrainState state_;
@@ -244,6 +246,7 @@ void Run::trainStep(const Batch &batch) {
   if (config_.clip > 0)
     gradNormSum_ += torch::nn::utils::clip_grad_norm_(params_, config_.clip);
   optimiser_.step();
+  heapTrimmer_.afterStep();
   ++state_.batchInEpoch;
   ++state_.step;
   lossSum_ += value;

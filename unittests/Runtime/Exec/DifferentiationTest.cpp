@@ -845,6 +845,48 @@ void expectShapeWitnessesSuffice(const VjpCase &c,
 // The operands that rvnn-exec-differentiate passes as shape witnesses (its
 // table of what each derivative reads, AdjointRules.cpp): every rule gives
 // the cotangents of the operands themselves.
+TEST(Vjp, PoolAndMaximumRulesMatchAutograd) {
+  // Sample 0 has a padded position holding its largest values, sample 1 a
+  // tie between two real positions in feature 0, sample 2 no real token.
+  Tensor h = uniformDoubles({3, 4, 3}, -1, 1, 71);
+  h.index_put_({0, 3}, 5.0);
+  h.index_put_({1, 0, 0}, 2.0);
+  h.index_put_({1, 2, 0}, 2.0);
+  Tensor mask = torch::tensor(
+      {{1.0, 1.0, 1.0, 0.0}, {1.0, 1.0, 1.0, 1.0}, {0.0, 0.0, 0.0, 0.0}},
+      torch::kDouble);
+  Tensor dPooled = uniformDoubles({3, 3}, -1, 1, 72);
+  for (std::string kind : {"first", "last", "mean", "max"})
+    for (std::vector<int64_t> gradInputs :
+         {std::vector<int64_t>{0}, std::vector<int64_t>{0, 1}}) {
+      if (kind == "mean" && gradInputs.size() == 2)
+        continue; // the mask's cotangent of a mean takes the autograd rule
+      expectFastRuleMatchesAutograd({str(exec::PoolOp::name),
+                                     {f64({3, 4, 3}), f64({3, 4})},
+                                     {0, 1},
+                                     {{"kind", kind}},
+                                     f64({3, 3}),
+                                     gradInputs},
+                                    {h, mask}, dPooled);
+    }
+
+  // Broadcast operands with ties: [3, 4] against [3, 1].
+  Tensor a = uniformDoubles({3, 4}, -1, 1, 73);
+  Tensor b = uniformDoubles({3, 1}, -1, 1, 74);
+  a.index_put_({0, 1}, b.index({0, 0}));
+  a.index_put_({2, 3}, b.index({2, 0}));
+  for (std::string fn : {"max", "min"})
+    for (std::vector<int64_t> gradInputs :
+         {std::vector<int64_t>{0, 1}, std::vector<int64_t>{1}})
+      expectFastRuleMatchesAutograd({str(exec::ElementwiseOp::name),
+                                     {f64({3, 4}), f64({3, 1})},
+                                     {0, 1},
+                                     {{"fn", fn}},
+                                     f64({3, 4}),
+                                     gradInputs},
+                                    {a, b}, uniformDoubles({3, 4}, -1, 1, 75));
+}
+
 TEST(Vjp, ShapeWitnessesGiveTheCotangentsOfTheOperands) {
   json i64Index = type("i64", {2, 2});
   json sliceAttrs = {{"static_offsets", {1, kDynamic}},
@@ -946,16 +988,17 @@ TEST(Vjp, ShapeWitnessesGiveTheCotangentsOfTheOperands) {
        torch::tensor({{1.0, 1.0, 0.0}, {1.0, 0.0, 1.0}}, torch::kDouble)},
       {0}, uniformDoubles({2, 4}, -1, 1, 63));
 
-  expectShapeWitnessesSuffice(
-      {str(exec::PoolOp::name),
-       {f64({2, 3, 4}), f64({2, 3})},
-       {0, 1},
-       {{"kind", "mean"}},
-       f64({2, 4}),
-       {0}},
-      {uniformDoubles({2, 3, 4}, -1, 1, 64),
-       torch::tensor({{1.0, 1.0, 0.0}, {1.0, 1.0, 1.0}}, torch::kDouble)},
-      {0}, uniformDoubles({2, 4}, -1, 1, 65));
+  for (std::string kind : {"first", "last", "mean"})
+    expectShapeWitnessesSuffice(
+        {str(exec::PoolOp::name),
+         {f64({2, 3, 4}), f64({2, 3})},
+         {0, 1},
+         {{"kind", kind}},
+         f64({2, 4}),
+         {0}},
+        {uniformDoubles({2, 3, 4}, -1, 1, 64),
+         torch::tensor({{1.0, 1.0, 0.0}, {1.0, 1.0, 1.0}}, torch::kDouble)},
+        {0}, uniformDoubles({2, 4}, -1, 1, 65));
 
   expectShapeWitnessesSuffice({str(exec::EmbeddingOp::name),
                                {f64({5, 3}), i64Index},

@@ -81,6 +81,13 @@ enum class PoolKind { First, Last, Mean, Max };
 torch::Tensor pool(const torch::Tensor &h, const torch::Tensor &mask,
                    PoolKind kind);
 
+/// The cotangent of pool's `h` given its result's `dy`: ATen autograd's
+/// through pool, op for op. `h` is read only for its shape except by `max`,
+/// which finds its positions again. (The mask is data: `first`, `last` and
+/// `max` give it no gradient; `mean` does, and that is left to autograd.)
+torch::Tensor poolBackward(const torch::Tensor &h, const torch::Tensor &mask,
+                           PoolKind kind, const torch::Tensor &dy);
+
 } // namespace rvnn::runtime::ops
 
 #endif // RVNN_RUNTIME_OPS_NN_H
