@@ -135,6 +135,89 @@ func.func @ordered_neurons_cell(%master: tensor<?x?xf32>,
   return %h_new, %c_new : tensor<?x?xf32>, tensor<?x?xf32>
 }
 
+// ---- Self-IRU (Zhang et al., NeurIPS 2021; model-specs §6) ----------------
+
+// One self-instantiated recurrent unit at recursion depth `depth`, written as
+// the recursion it is: the forget and output gates of an instance at depth
+// l > 0 are driven by two child instances at depth l - 1, which read the same
+// x_t, h_{t-1} and c_{t-1}; the base case (l = 0) has plain gates:
+//   l = 0:  f = σ(F_f),  o = σ(F_o)
+//   l > 0:  f = σ(α⊙SelfIRU^(l-1)_F + (1-α)⊙F_f)      (rvnn.soft_depth_mix)
+//           o = σ(β⊙SelfIRU^(l-1)_R + (1-β)⊙F_o)
+//   z = ReLU(F_z),  c = f⊙c_{t-1} + (1-f)⊙z,  h = o⊙c + x_t
+// and returns (h, c); SelfIRU^(l-1)_F and _R are the h of the forget and the
+// output child. F_f, F_o, F_z are the base transforms of depth l (the paper's
+// per-depth F^(l)); α, β the soft depth gates of this recursion node.
+// Recursion nodes are numbered in heap order: the root is 0, node n's
+// forget child 2n+1 and output child 2n+2.
+// Operands: base [M, 3D(L+1)] (depth l's F_f, F_o, F_z at columns 3Dl,
+// 3Dl + D, 3Dl + 2D), gates [M, 2(2^L - 1)] (node n's α at column 2n, β at
+// 2n+1, already through σ), x and c [M, D]. z uses ReLU as the authors' code
+// does (the paper writes tanh). The depth must be a compile-time constant at
+// the outer call: rvnn-expand-recursion specialises the function per depth
+// and the inliner flattens the resulting call tree, so the model never
+// unrolls the recursion by hand.
+func.func @self_iru_cell(%depth: index {rvnn.recursion_depth}, %node: index,
+                         %base: tensor<?x?xf32>, %gates: tensor<?x?xf32>,
+                         %x: tensor<?x?xf32>, %c: tensor<?x?xf32>)
+    -> (tensor<?x?xf32>, tensor<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %m = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %d = tensor.dim %x, %c1 : tensor<?x?xf32>
+  // This depth's base transforms.
+  %d3 = arith.muli %d, %c3 : index
+  %at_f = arith.muli %depth, %d3 : index
+  %at_o = arith.addi %at_f, %d : index
+  %at_z = arith.addi %at_o, %d : index
+  %f_base = tensor.extract_slice %base[0, %at_f] [%m, %d] [1, 1]
+      : tensor<?x?xf32> to tensor<?x?xf32>
+  %o_base = tensor.extract_slice %base[0, %at_o] [%m, %d] [1, 1]
+      : tensor<?x?xf32> to tensor<?x?xf32>
+  %z_base = tensor.extract_slice %base[0, %at_z] [%m, %d] [1, 1]
+      : tensor<?x?xf32> to tensor<?x?xf32>
+  %is_base = arith.cmpi eq, %depth, %c0 : index
+  %f, %o = scf.if %is_base -> (tensor<?x?xf32>, tensor<?x?xf32>) {
+    %f0 = rvnn.sigmoid %f_base : tensor<?x?xf32>
+    %o0 = rvnn.sigmoid %o_base : tensor<?x?xf32>
+    scf.yield %f0, %o0 : tensor<?x?xf32>, tensor<?x?xf32>
+  } else {
+    // The two child instances, one level down.
+    %child = arith.subi %depth, %c1 : index
+    %node2 = arith.muli %node, %c2 : index
+    %forget_node = arith.addi %node2, %c1 : index
+    %output_node = arith.addi %node2, %c2 : index
+    %forget:2 = func.call @self_iru_cell(%child, %forget_node, %base, %gates,
+                                         %x, %c)
+        : (index, index, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>,
+           tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?x?xf32>)
+    %output:2 = func.call @self_iru_cell(%child, %output_node, %base, %gates,
+                                         %x, %c)
+        : (index, index, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>,
+           tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?x?xf32>)
+    // This node's soft depth gates.
+    %beta_at = arith.addi %node2, %c1 : index
+    %alpha = tensor.extract_slice %gates[0, %node2] [%m, 1] [1, 1]
+        : tensor<?x?xf32> to tensor<?x1xf32>
+    %beta = tensor.extract_slice %gates[0, %beta_at] [%m, 1] [1, 1]
+        : tensor<?x?xf32> to tensor<?x1xf32>
+    %f1 = rvnn.soft_depth_mix %alpha, %forget#0, %f_base
+        : (tensor<?x1xf32>, tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+    %o1 = rvnn.soft_depth_mix %beta, %output#0, %o_base
+        : (tensor<?x1xf32>, tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+    scf.yield %f1, %o1 : tensor<?x?xf32>, tensor<?x?xf32>
+  }
+  %z = rvnn.relu %z_base : tensor<?x?xf32>
+  // c = f⊙c_{t-1} + (1-f)⊙z (QRNN's forget-mult form), h = o⊙c + x.
+  %c_new = rvnn.gate %f, %c, %z
+      : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %oc = arith.mulf %o, %c_new : tensor<?x?xf32>
+  %h_new = arith.addf %oc, %x : tensor<?x?xf32>
+  return %h_new, %c_new : tensor<?x?xf32>, tensor<?x?xf32>
+}
+
 // ---- Transformer sublayers ----------------------------------------------
 // The Transformer baselines (transformer, universal_transformer,
 // fasttrees_transformer) compose these; each model declares the ones it

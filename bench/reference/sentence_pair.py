@@ -4,6 +4,14 @@ import torch
 import torch.nn.functional as F
 
 
+def dropout_rate(defaults, dropout, key, training):
+    """The dropout rate `key` ("in", "out", ...) of a forward pass: 0 at
+    evaluation, else from `dropout` (a dict) or the model's `defaults`."""
+    if not training:
+        return 0.0
+    return (defaults if dropout is None else dropout).get(key, 0.0)
+
+
 def stack_pair(tokens1, mask1, tokens2, mask2):
     """One batch of 2N: both sentences right-padded (id 0, mask 0) to one
     length and stacked, first sentences in rows [0, N)."""

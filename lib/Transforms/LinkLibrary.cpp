@@ -48,6 +48,13 @@ struct LinkLibraryPass
       }
       IRMapping mapping;
       def.getBody().cloneInto(&decl.getBody(), mapping);
+      // Argument attributes of the definition come with it (a recursive
+      // cell's `rvnn.recursion_depth`); the declaration's own win.
+      for (unsigned i = 0, e = def.getNumArguments(); i < e; ++i)
+        if (DictionaryAttr attrs = def.getArgAttrDict(i))
+          for (NamedAttribute attr : attrs)
+            if (!decl.getArgAttr(i, attr.getName()))
+              decl.setArgAttr(i, attr.getName(), attr.getValue());
     }
   }
 };

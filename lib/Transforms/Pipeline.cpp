@@ -13,6 +13,8 @@ void rvnn::buildFrontPipeline(OpPassManager &pm,
                               const CompilePipelineOptions &options) {
   if (!options.library.empty())
     pm.addPass(createRvnnLinkLibrary(RvnnLinkLibraryOptions{options.library}));
+  // Fixed-depth self-recursive cells become call trees the inliner flattens.
+  pm.addPass(createRvnnExpandRecursion());
   pm.addPass(createInlinerPass());
   pm.addPass(createRvnnInferShapes());
   pm.addPass(createCanonicalizerPass());
@@ -49,7 +51,8 @@ void rvnn::buildCompilePipeline(OpPassManager &pm,
 void rvnn::registerCompilePipeline() {
   PassPipelineRegistration<CompilePipelineOptions>(
       "rvnn-front",
-      "The front end: link cells, inline, infer shapes, canonicalize, lower "
+      "The front end: link cells, expand bounded self-recursion, inline, infer "
+      "shapes, canonicalize, lower "
       "affine.apply to arith, CSE, hoist and batch what recurrences compute "
       "from their inputs alone, canonicalize, CSE, drop unused symbols",
       buildFrontPipeline);

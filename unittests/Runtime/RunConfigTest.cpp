@@ -60,12 +60,28 @@ TEST(RunConfig, OtherRecomputeValuesNameTheFieldAndFile) {
 }
 
 TEST(RunConfig, ShippedModelsSaveResiduals) {
-  for (const char *model :
-       {"bbt_grc", "bbt_grc_logic", "bt_grc", "bt_grc_onesoft", "crvnn",
-        "ebt_grc", "ndr", "rir_ebt_grc", "rir_grc", "on_lstm", "fasttrees",
-        "faster_fasttrees", "conv_fasttrees", "transformer",
-        "universal_transformer", "fasttrees_transformer", "transformer_listops",
-        "universal_transformer_listops", "fasttrees_transformer_listops"})
+  static const char *const models[] = {"bbt_grc",
+                                       "bbt_grc_logic",
+                                       "bt_grc",
+                                       "bt_grc_onesoft",
+                                       "crvnn",
+                                       "ebt_grc",
+                                       "ndr",
+                                       "rir_ebt_grc",
+                                       "rir_grc",
+                                       "on_lstm",
+                                       "fasttrees",
+                                       "faster_fasttrees",
+                                       "conv_fasttrees",
+                                       "self_iru",
+                                       "self_iru_linear",
+                                       "transformer",
+                                       "universal_transformer",
+                                       "fasttrees_transformer",
+                                       "transformer_listops",
+                                       "universal_transformer_listops",
+                                       "fasttrees_transformer_listops"};
+  for (const char *model : models)
     EXPECT_EQ(readRunConfig(std::string(RVNN_SOURCE_DIR) + "/models/" + model +
                             ".json")
                   .recompute,

@@ -22,6 +22,55 @@ def RvnnLinkLibrary : Pass<"rvnn-link-library", "::mlir::ModuleOp"> {
   let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
+def RvnnExpandRecursion : Pass<"rvnn-expand-recursion", "::mlir::ModuleOp"> {
+  let summary = "Expand bounded self-recursion into straight-line calls";
+  let description = [{
+    A fixed-depth self-recursive cell (Self-IRU: an instance at depth l whose
+    gates are driven by two instances at depth l-1) is written once, as a
+    function that calls itself: one `index` argument marked
+    `{rvnn.recursion_depth}` is the depth, each recursive call passes a
+    smaller depth, and the base case (depth 0) is selected with `scf.if` on
+    the depth (or anything that folds once the depth is a constant). This
+    pass expands such recursion at compile time, so the model never unrolls
+    it by hand:
+    - every call of a self-recursive function from outside it must pass a
+      compile-time constant depth `d` (`0 <= d <= max-depth`);
+    - the call is pointed at the specialisation `@<f>_depth<d>`: a private
+      clone of `@<f>` with the depth argument replaced by the constant and
+      removed from the signature, then simplified with the canonicalizer's
+      patterns, which fold the base-case test and take the selected branch;
+    - the recursive calls left in a specialisation must now pass a constant
+      smaller depth and are pointed at their own specialisations, one per
+      depth (shared by all calls at that depth), until depth 0, which must
+      call itself no more.
+    The result is a call tree of non-recursive functions that `inline`
+    (next in `rvnn-front`) turns into straight-line code; the recursive
+    original is erased when it is private and no longer called.
+
+    Errors, at the offending op: a call whose depth is not a constant, is
+    negative or exceeds `max-depth`; a recursive call that does not decrease
+    the depth, or a depth-0 instance that still calls itself (unbounded
+    recursion); a self-recursive function without a depth argument, with a
+    non-`index` depth argument or with two; mutual recursion (a call cycle
+    through more than one function).
+
+    Example: `rvnn-opt models/self_iru.mlir --rvnn-link-library=path=models/cells.mlir --rvnn-expand-recursion`
+    shows `@self_iru_cell` at depths 2, 1 and 0.
+  }];
+  let options = [
+    Option<"maxDepth", "max-depth", "int64_t", /*default=*/"16",
+           "Largest recursion depth a call may request (each depth is one "
+           "specialisation; the expanded instances grow like 2^depth for a "
+           "binary recursion)">
+  ];
+  // The library a model links may bring scf.if: its folds must be loaded
+  // when the pass collects the canonicalization patterns.
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def RvnnInferShapes : Pass<"rvnn-infer-shapes", "::mlir::ModuleOp"> {
   let summary = "Refine dynamic tensor dims from operand shapes";
   let description = [{

@@ -13,7 +13,7 @@ struct CompilePipelineOptions
                                              "(empty: link nothing)")};
 };
 
-/// link cells -> inline -> infer shapes -> canonicalize -> cse: the model in
+/// link cells -> expand bounded self-recursion -> inline -> infer shapes -> canonicalize -> cse: the model in
 /// the rvnn dialect and upstream ops. Registered as `rvnn-front`.
 void buildFrontPipeline(OpPassManager &pm,
                         const CompilePipelineOptions &options);

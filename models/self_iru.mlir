@@ -1,0 +1,186 @@
+// Self-IRU for logical inference (Zhang et al., "Self-Instantiated Recurrent
+// Units with Dynamic Soft Recursion", NeurIPS 2021; model-specs §6): a
+// Siamese sentence-pair classifier over one left-to-right Self-IRU layer
+// with LSTM base transforms and maximum recursion depth L = 2 (the paper's
+// best setting for logical inference, its Table 7).
+//
+// At step t the unit at depth L is @self_iru_cell (models/cells.mlir), a
+// function that calls itself at depth l - 1 for its forget and output gates
+// (two child instances per node, soft depth gates α, β per node, base case
+// l = 0) and that rvnn-expand-recursion expands at compile time:
+//   h_t, c_t = SelfIRU^(L)(x_t, h_{t-1}, c_{t-1})
+// Every instance reads the same x_t, h_{t-1}, c_{t-1}; only the root's
+// (h_t, c_t) is carried over time. The children's h enter their parent's
+// gates; z = ReLU(F_z), c = f⊙c_{t-1} + (1-f)⊙z, h = o⊙c + x_t (residual).
+//
+// Base transforms (the paper's §2.3, "RNN units, e.g. LSTM"): F_⋆^(l) for
+// ⋆ ∈ {f, o, z} at each depth l = 0..L is its own LSTM cell step read out at
+// its hidden output, with the Self-IRU's state as the LSTM state:
+//   (i, f', g, o') = W_ih·x_t + b_ih + W_hh·h_{t-1} + b_hh
+//   F = σ(o')⊙tanh(σ(f')⊙c_{t-1} + σ(i)⊙tanh(g))
+// The K = 3(L+1) = 9 cells are one pair of linears: the rows of W_ih, W_hh
+// [4·K·D, D] are gate-major, row (q·K + k)·D + j for LSTM gate q ∈ (i, f, g,
+// o), cell k = 3l + (0 f, 1 o, 2 z) and unit j, so that each LSTM gate of
+// all cells is one contiguous [M, K·D] block and cell k's output lands at
+// columns [kD, (k+1)D), the layout @self_iru_cell reads.
+// Soft depth gates: (α_n, β_n) = σ(W_d·x_t + b_d) at columns (2n, 2n+1) for
+// the 2^L - 1 = 3 recursion nodes with children (heap order: root 0, forget
+// child 1, output child 2).
+// Padded steps (mask 0) keep the state, so the encoding is the state at each
+// sentence's last real token; the sentence-pair head (§7) classifies.
+//
+// Hyperparameters: L = 2 and LSTM base transforms from the paper's Table 7.
+// The paper gives no sizes, dropout or optimiser for logical inference, so
+// they are the GRC models' §8 logical-inference settings: D = 200 (the
+// residual h = o⊙c + x needs embedding = hidden), dropout 0.4 on the
+// embeddings and 0.1 in the head (@sentence_pair_head); the §8 cell dropout
+// has no place in the unit and is not used. Linears use nn.Linear's
+// initialisation U(±1/sqrt(fan_in)) (LSTMCell's for the base transforms).
+// Vocabulary: 10 ids (0 pad, 1-6 a-f, 7 and, 8 or, 9 not); labels < > = ^ | #
+// v -> 0..6. Inputs: token ids and float masks [N, S1] and [N, S2].
+
+rvnn.param @embedding : tensor<10x200xf32> init normal(1.0)
+rvnn.param @base_ih_w : tensor<7200x200xf32> init uniform(0.07071068)
+rvnn.param @base_ih_b : tensor<7200xf32> init uniform(0.07071068)
+rvnn.param @base_hh_w : tensor<7200x200xf32> init uniform(0.07071068)
+rvnn.param @base_hh_b : tensor<7200xf32> init uniform(0.07071068)
+rvnn.param @depth_w : tensor<6x200xf32> init uniform(0.07071068)
+rvnn.param @depth_b : tensor<6xf32> init uniform(0.07071068)
+rvnn.param @head_w1 : tensor<200x800xf32> init xavier_uniform
+rvnn.param @head_b1 : tensor<200xf32> init zeros
+rvnn.param @head_w2 : tensor<7x200xf32> init xavier_uniform
+rvnn.param @head_b2 : tensor<7xf32> init zeros
+
+// Shared cells (models/cells.mlir).
+func.func private @siamese_batch(tensor<?x?xi64>, tensor<?x?xf32>,
+                                 tensor<?x?xi64>, tensor<?x?xf32>)
+    -> (tensor<?x?xi64>, tensor<?x?xf32>)
+func.func private @self_iru_cell(index, index, tensor<?x?xf32>,
+                                 tensor<?x?xf32>, tensor<?x?xf32>,
+                                 tensor<?x?xf32>)
+    -> (tensor<?x?xf32>, tensor<?x?xf32>)
+func.func private @sentence_pair_head(tensor<?x?xf32>, tensor<?x?xf32>,
+                                      tensor<?xf32>, tensor<?x?xf32>,
+                                      tensor<?xf32>) -> tensor<?x?xf32>
+
+func.func @forward(%tokens1: tensor<?x?xi64>, %mask1: tensor<?x?xf32>,
+                   %tokens2: tensor<?x?xi64>, %mask2: tensor<?x?xf32>)
+    -> tensor<?x7xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  // The maximum recursion depth L.
+  %depth = arith.constant 2 : index
+  %pair:2 = func.call @siamese_batch(%tokens1, %mask1, %tokens2, %mask2)
+      : (tensor<?x?xi64>, tensor<?x?xf32>, tensor<?x?xi64>, tensor<?x?xf32>)
+      -> (tensor<?x?xi64>, tensor<?x?xf32>)
+  %n2 = tensor.dim %pair#0, %c0 : tensor<?x?xi64>
+  %s = tensor.dim %pair#0, %c1 : tensor<?x?xi64>
+
+  // Inputs: embedding·mask, dropout 0.4.
+  %table = rvnn.param_get @embedding : tensor<10x200xf32>
+  %emb = rvnn.embedding %table, %pair#0
+      : (tensor<10x200xf32>, tensor<?x?xi64>) -> tensor<?x?x200xf32>
+  %mask3 = tensor.expand_shape %pair#1 [[0], [1, 2]] output_shape [%n2, %s, 1]
+      : tensor<?x?xf32> into tensor<?x?x1xf32>
+  %maskE = rvnn.broadcast_like %mask3, %emb
+      : (tensor<?x?x1xf32>, tensor<?x?x200xf32>) -> tensor<?x?x200xf32>
+  %masked = arith.mulf %emb, %maskE : tensor<?x?x200xf32>
+  %x = rvnn.dropout %masked {rate = 4.000000e-01 : f64}
+      : tensor<?x?x200xf32>
+
+  %ih_w = rvnn.param_get @base_ih_w : tensor<7200x200xf32>
+  %ih_b = rvnn.param_get @base_ih_b : tensor<7200xf32>
+  %hh_w = rvnn.param_get @base_hh_w : tensor<7200x200xf32>
+  %hh_b = rvnn.param_get @base_hh_b : tensor<7200xf32>
+  %depth_w = rvnn.param_get @depth_w : tensor<6x200xf32>
+  %depth_b = rvnn.param_get @depth_b : tensor<6xf32>
+  %zero = arith.constant dense<0.0> : tensor<f32>
+  %state_shape = tensor.empty(%n2) : tensor<?x200xf32>
+  %h0 = rvnn.broadcast_like %zero, %state_shape
+      : (tensor<f32>, tensor<?x200xf32>) -> tensor<?x200xf32>
+  // tensor.empty only gives a shape to broadcast to: K = 9 cells of D.
+  %cells_shape = tensor.empty(%n2) : tensor<?x9x200xf32>
+
+  // The recurrence over t = 0 .. S-1, state (h, c), both [2N, D].
+  %final:2 = rvnn.recurse (%h = %h0, %c = %h0)
+      : tensor<?x200xf32>, tensor<?x200xf32> halting <none> max_steps %s {
+  ^bb0(%t: index, %h: tensor<?x200xf32>, %c: tensor<?x200xf32>):
+    %x_t = tensor.extract_slice %x[0, %t, 0] [%n2, 1, 200] [1, 1, 1]
+        : tensor<?x?x200xf32> to tensor<?x200xf32>
+    %m_t = tensor.extract_slice %pair#1[0, %t] [%n2, 1] [1, 1]
+        : tensor<?x?xf32> to tensor<?x1xf32>
+
+    // The 9 LSTM base transforms F_⋆^(l), one LSTM step each.
+    %g_x = rvnn.linear %x_t, %ih_w, %ih_b
+        : (tensor<?x200xf32>, tensor<7200x200xf32>, tensor<7200xf32>)
+        -> tensor<?x7200xf32>
+    %g_h = rvnn.linear %h, %hh_w, %hh_b
+        : (tensor<?x200xf32>, tensor<7200x200xf32>, tensor<7200xf32>)
+        -> tensor<?x7200xf32>
+    %g = arith.addf %g_x, %g_h : tensor<?x7200xf32>
+    %i_in = tensor.extract_slice %g[0, 0] [%n2, 1800] [1, 1]
+        : tensor<?x7200xf32> to tensor<?x1800xf32>
+    %f_in = tensor.extract_slice %g[0, 1800] [%n2, 1800] [1, 1]
+        : tensor<?x7200xf32> to tensor<?x1800xf32>
+    %g_in = tensor.extract_slice %g[0, 3600] [%n2, 1800] [1, 1]
+        : tensor<?x7200xf32> to tensor<?x1800xf32>
+    %o_in = tensor.extract_slice %g[0, 5400] [%n2, 1800] [1, 1]
+        : tensor<?x7200xf32> to tensor<?x1800xf32>
+    %i_l = rvnn.sigmoid %i_in : tensor<?x1800xf32>
+    %f_l = rvnn.sigmoid %f_in : tensor<?x1800xf32>
+    %g_l = math.tanh %g_in : tensor<?x1800xf32>
+    %o_l = rvnn.sigmoid %o_in : tensor<?x1800xf32>
+    // c_{t-1} for each of the 9 cells.
+    %c_3 = tensor.expand_shape %c [[0], [1, 2]] output_shape [%n2, 1, 200]
+        : tensor<?x200xf32> into tensor<?x1x200xf32>
+    %c_b = rvnn.broadcast_like %c_3, %cells_shape
+        : (tensor<?x1x200xf32>, tensor<?x9x200xf32>) -> tensor<?x9x200xf32>
+    %c_k = tensor.collapse_shape %c_b [[0], [1, 2]]
+        : tensor<?x9x200xf32> into tensor<?x1800xf32>
+    %kept = arith.mulf %f_l, %c_k : tensor<?x1800xf32>
+    %written = arith.mulf %i_l, %g_l : tensor<?x1800xf32>
+    %lstm_c = arith.addf %kept, %written : tensor<?x1800xf32>
+    %lstm_c_act = math.tanh %lstm_c : tensor<?x1800xf32>
+    %base = arith.mulf %o_l, %lstm_c_act : tensor<?x1800xf32>
+
+    // Soft depth gates of the 3 recursion nodes with children.
+    %d_in = rvnn.linear %x_t, %depth_w, %depth_b
+        : (tensor<?x200xf32>, tensor<6x200xf32>, tensor<6xf32>)
+        -> tensor<?x6xf32>
+    %gates = rvnn.sigmoid %d_in : tensor<?x6xf32>
+
+    // The unit at depth L, root node 0.
+    %based = tensor.cast %base : tensor<?x1800xf32> to tensor<?x?xf32>
+    %gatesd = tensor.cast %gates : tensor<?x6xf32> to tensor<?x?xf32>
+    %xd = tensor.cast %x_t : tensor<?x200xf32> to tensor<?x?xf32>
+    %cd = tensor.cast %c : tensor<?x200xf32> to tensor<?x?xf32>
+    %next:2 = func.call @self_iru_cell(%depth, %c0, %based, %gatesd, %xd, %cd)
+        : (index, index, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>,
+           tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?x?xf32>)
+    %h_new = tensor.cast %next#0 : tensor<?x?xf32> to tensor<?x200xf32>
+    %c_new = tensor.cast %next#1 : tensor<?x?xf32> to tensor<?x200xf32>
+    %h_kept = rvnn.gate %m_t, %h_new, %h
+        : (tensor<?x1xf32>, tensor<?x200xf32>, tensor<?x200xf32>)
+        -> tensor<?x200xf32>
+    %c_kept = rvnn.gate %m_t, %c_new, %c
+        : (tensor<?x1xf32>, tensor<?x200xf32>, tensor<?x200xf32>)
+        -> tensor<?x200xf32>
+    rvnn.yield %h_kept, %c_kept : tensor<?x200xf32>, tensor<?x200xf32>
+  }
+
+  // Sentence-pair head (§7).
+  %enc_d = tensor.cast %final#0 : tensor<?x200xf32> to tensor<?x?xf32>
+  %head_w1 = rvnn.param_get @head_w1 : tensor<200x800xf32>
+  %head_b1 = rvnn.param_get @head_b1 : tensor<200xf32>
+  %head_w2 = rvnn.param_get @head_w2 : tensor<7x200xf32>
+  %head_b2 = rvnn.param_get @head_b2 : tensor<7xf32>
+  %w1 = tensor.cast %head_w1 : tensor<200x800xf32> to tensor<?x?xf32>
+  %b1 = tensor.cast %head_b1 : tensor<200xf32> to tensor<?xf32>
+  %w2 = tensor.cast %head_w2 : tensor<7x200xf32> to tensor<?x?xf32>
+  %b2 = tensor.cast %head_b2 : tensor<7xf32> to tensor<?xf32>
+  %logits_d = func.call @sentence_pair_head(%enc_d, %w1, %b1, %w2, %b2)
+      : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>, tensor<?x?xf32>,
+         tensor<?xf32>) -> tensor<?x?xf32>
+  %logits = tensor.cast %logits_d : tensor<?x?xf32> to tensor<?x7xf32>
+  return %logits : tensor<?x7xf32>
+}
