@@ -216,6 +216,228 @@ func.func @self_iru_cell(%depth: index {rvnn.recursion_depth}, %node: index,
   %oc = arith.mulf %o, %c_new : tensor<?x?xf32>
   %h_new = arith.addf %oc, %x : tensor<?x?xf32>
   return %h_new, %c_new : tensor<?x?xf32>, tensor<?x?xf32>
+// ---- ON-LSTM family time steps (model-specs §6) ---------------------------
+// One step t of the ordered-neurons recurrences over the inputs x [M, S, E]
+// (mask [M, S], 1 = real token) from the state (h, c), each [M, H]. The
+// variants differ only in what the master-gate logits (2n) and the gate
+// logits (4H) read; each step slices x_t and m_t, computes both, runs
+// @ordered_neurons_cell and keeps the state at padded steps:
+//   h_t = m_t⊙h'_t + (1 - m_t)⊙h_{t-1}, likewise c_t,
+// so after the last step h is the state at each row's last real token.
+// The models write the recurrence (rvnn.recurse over t) and call one of these
+// in its body; rvnn-hoist-step-invariant then batches over all steps
+// whatever a variant computes from x alone. Row counts come from the
+// inputs, not the state, so that state-free parts are seen as such (a width
+// read from the state folds to a constant: the models' states are static).
+
+// The masked update shared by the steps below: (h', c') from the cell, then
+// the state kept where m_t = 0.
+func.func @ordered_neurons_masked_update(%master: tensor<?x?xf32>,
+                                         %gates: tensor<?x?xf32>,
+                                         %m_t: tensor<?x1xf32>,
+                                         %h: tensor<?x?xf32>,
+                                         %c: tensor<?x?xf32>)
+    -> (tensor<?x?xf32>, tensor<?x?xf32>) {
+  %next:2 = func.call @ordered_neurons_cell(%master, %gates, %c)
+      : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>)
+      -> (tensor<?x?xf32>, tensor<?x?xf32>)
+  %h_kept = rvnn.gate %m_t, %next#0, %h
+      : (tensor<?x1xf32>, tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %c_kept = rvnn.gate %m_t, %next#1, %c
+      : (tensor<?x1xf32>, tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %h_kept, %c_kept : tensor<?x?xf32>, tensor<?x?xf32>
+}
+
+// The step-t slices x_t [M, E] and m_t [M, 1].
+func.func @step_inputs(%x: tensor<?x?x?xf32>, %mask: tensor<?x?xf32>,
+                       %t: index) -> (tensor<?x?xf32>, tensor<?x1xf32>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %m = tensor.dim %x, %c0 : tensor<?x?x?xf32>
+  %e = tensor.dim %x, %c2 : tensor<?x?x?xf32>
+  %x_t = tensor.extract_slice %x[0, %t, 0] [%m, 1, %e] [1, 1, 1]
+      : tensor<?x?x?xf32> to tensor<?x?xf32>
+  %m_t = tensor.extract_slice %mask[0, %t] [%m, 1] [1, 1]
+      : tensor<?x?xf32> to tensor<?x1xf32>
+  return %x_t, %m_t : tensor<?x?xf32>, tensor<?x1xf32>
+}
+
+// ON-LSTM (Shen et al. 2019): every logit reads x_t and h_{t-1}:
+//   G_t = W_ih·x_t + b_ih + W_hh·h_{t-1} + b_hh                   [M, 2n + 4H]
+//   master = G_t[:, :2n], gates = G_t[:, 2n:].
+// ih_w [2n + 4H, E], hh_w [2n + 4H, H].
+func.func @on_lstm_step(%x: tensor<?x?x?xf32>, %mask: tensor<?x?xf32>,
+                        %t: index, %h: tensor<?x?xf32>, %c: tensor<?x?xf32>,
+                        %ih_w: tensor<?x?xf32>, %ih_b: tensor<?xf32>,
+                        %hh_w: tensor<?x?xf32>, %hh_b: tensor<?xf32>)
+    -> (tensor<?x?xf32>, tensor<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %m = tensor.dim %x, %c0 : tensor<?x?x?xf32>
+  %rows = tensor.dim %ih_w, %c0 : tensor<?x?xf32>
+  %hidden = tensor.dim %hh_w, %c1 : tensor<?x?xf32>
+  %h4 = arith.muli %hidden, %c4 : index
+  %n2 = arith.subi %rows, %h4 : index
+  %in:2 = func.call @step_inputs(%x, %mask, %t)
+      : (tensor<?x?x?xf32>, tensor<?x?xf32>, index)
+      -> (tensor<?x?xf32>, tensor<?x1xf32>)
+  %g_x = rvnn.linear %in#0, %ih_w, %ih_b
+      : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>) -> tensor<?x?xf32>
+  %g_h = rvnn.linear %h, %hh_w, %hh_b
+      : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>) -> tensor<?x?xf32>
+  %g = arith.addf %g_x, %g_h : tensor<?x?xf32>
+  %master = tensor.extract_slice %g[0, 0] [%m, %n2] [1, 1]
+      : tensor<?x?xf32> to tensor<?x?xf32>
+  %gates = tensor.extract_slice %g[0, %n2] [%m, %h4] [1, 1]
+      : tensor<?x?xf32> to tensor<?x?xf32>
+  %next:2 = func.call @ordered_neurons_masked_update(%master, %gates, %in#1,
+                                                     %h, %c)
+      : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x1xf32>, tensor<?x?xf32>,
+         tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?x?xf32>)
+  return %next#0, %next#1 : tensor<?x?xf32>, tensor<?x?xf32>
+}
+
+// FastTrees (Pung and Chan): the master gates read x_t only, so tree
+// induction needs no recurrence:
+//   G_t = W_ih·x_t + b_ih                                         [M, 2n + 4H]
+//   master = G_t[:, :2n], gates = G_t[:, 2n:] + W_hh·h_{t-1} + b_hh.
+// ih_w [2n + 4H, E], hh_w [4H, H].
+func.func @fasttrees_step(%x: tensor<?x?x?xf32>, %mask: tensor<?x?xf32>,
+                          %t: index, %h: tensor<?x?xf32>, %c: tensor<?x?xf32>,
+                          %ih_w: tensor<?x?xf32>, %ih_b: tensor<?xf32>,
+                          %hh_w: tensor<?x?xf32>, %hh_b: tensor<?xf32>)
+    -> (tensor<?x?xf32>, tensor<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %m = tensor.dim %x, %c0 : tensor<?x?x?xf32>
+  %rows = tensor.dim %ih_w, %c0 : tensor<?x?xf32>
+  %h4 = tensor.dim %hh_w, %c0 : tensor<?x?xf32>
+  %n2 = arith.subi %rows, %h4 : index
+  %in:2 = func.call @step_inputs(%x, %mask, %t)
+      : (tensor<?x?x?xf32>, tensor<?x?xf32>, index)
+      -> (tensor<?x?xf32>, tensor<?x1xf32>)
+  %g_x = rvnn.linear %in#0, %ih_w, %ih_b
+      : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>) -> tensor<?x?xf32>
+  %master = tensor.extract_slice %g_x[0, 0] [%m, %n2] [1, 1]
+      : tensor<?x?xf32> to tensor<?x?xf32>
+  %gates_x = tensor.extract_slice %g_x[0, %n2] [%m, %h4] [1, 1]
+      : tensor<?x?xf32> to tensor<?x?xf32>
+  %g_h = rvnn.linear %h, %hh_w, %hh_b
+      : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>) -> tensor<?x?xf32>
+  %gates = arith.addf %gates_x, %g_h : tensor<?x?xf32>
+  %next:2 = func.call @ordered_neurons_masked_update(%master, %gates, %in#1,
+                                                     %h, %c)
+      : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x1xf32>, tensor<?x?xf32>,
+         tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?x?xf32>)
+  return %next#0, %next#1 : tensor<?x?xf32>, tensor<?x?xf32>
+}
+
+// Faster FastTrees (Pung and Chan §3.2): no hidden-to-hidden term at all, a
+// quasi-recurrent ON-LSTM; only the cell update is recurrent:
+//   G_t = W_ih·x_t + b_ih,  master = G_t[:, :2n], gates = G_t[:, 2n:].
+// ih_w [2n + 4H, E]; H is the state's width.
+func.func @faster_fasttrees_step(%x: tensor<?x?x?xf32>,
+                                 %mask: tensor<?x?xf32>, %t: index,
+                                 %h: tensor<?x?xf32>, %c: tensor<?x?xf32>,
+                                 %ih_w: tensor<?x?xf32>, %ih_b: tensor<?xf32>)
+    -> (tensor<?x?xf32>, tensor<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %m = tensor.dim %x, %c0 : tensor<?x?x?xf32>
+  %rows = tensor.dim %ih_w, %c0 : tensor<?x?xf32>
+  %hidden = tensor.dim %c, %c1 : tensor<?x?xf32>
+  %h4 = arith.muli %hidden, %c4 : index
+  %n2 = arith.subi %rows, %h4 : index
+  %in:2 = func.call @step_inputs(%x, %mask, %t)
+      : (tensor<?x?x?xf32>, tensor<?x?xf32>, index)
+      -> (tensor<?x?xf32>, tensor<?x1xf32>)
+  %g_x = rvnn.linear %in#0, %ih_w, %ih_b
+      : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>) -> tensor<?x?xf32>
+  %master = tensor.extract_slice %g_x[0, 0] [%m, %n2] [1, 1]
+      : tensor<?x?xf32> to tensor<?x?xf32>
+  %gates = tensor.extract_slice %g_x[0, %n2] [%m, %h4] [1, 1]
+      : tensor<?x?xf32> to tensor<?x?xf32>
+  %next:2 = func.call @ordered_neurons_masked_update(%master, %gates, %in#1,
+                                                     %h, %c)
+      : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x1xf32>, tensor<?x?xf32>,
+         tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?x?xf32>)
+  return %next#0, %next#1 : tensor<?x?xf32>, tensor<?x?xf32>
+}
+
+// Conv FastTrees (Pung and Chan §3.1): the master gates M [M, S, 2n] come
+// from @causal_conv_master before the loop (step t reads M_t); the gates as
+// an LSTM's:  G_t = W_ih·x_t + b_ih + W_hh·h_{t-1} + b_hh          [M, 4H].
+// ih_w [4H, E], hh_w [4H, H].
+func.func @conv_fasttrees_step(%x: tensor<?x?x?xf32>,
+                               %master_seq: tensor<?x?x?xf32>,
+                               %mask: tensor<?x?xf32>, %t: index,
+                               %h: tensor<?x?xf32>, %c: tensor<?x?xf32>,
+                               %ih_w: tensor<?x?xf32>, %ih_b: tensor<?xf32>,
+                               %hh_w: tensor<?x?xf32>, %hh_b: tensor<?xf32>)
+    -> (tensor<?x?xf32>, tensor<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %m = tensor.dim %x, %c0 : tensor<?x?x?xf32>
+  %n2 = tensor.dim %master_seq, %c2 : tensor<?x?x?xf32>
+  %in:2 = func.call @step_inputs(%x, %mask, %t)
+      : (tensor<?x?x?xf32>, tensor<?x?xf32>, index)
+      -> (tensor<?x?xf32>, tensor<?x1xf32>)
+  %g_x = rvnn.linear %in#0, %ih_w, %ih_b
+      : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>) -> tensor<?x?xf32>
+  %master = tensor.extract_slice %master_seq[0, %t, 0] [%m, 1, %n2] [1, 1, 1]
+      : tensor<?x?x?xf32> to tensor<?x?xf32>
+  %g_h = rvnn.linear %h, %hh_w, %hh_b
+      : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>) -> tensor<?x?xf32>
+  %gates = arith.addf %g_x, %g_h : tensor<?x?xf32>
+  %next:2 = func.call @ordered_neurons_masked_update(%master, %gates, %in#1,
+                                                     %h, %c)
+      : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x1xf32>, tensor<?x?xf32>,
+         tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?x?xf32>)
+  return %next#0, %next#1 : tensor<?x?xf32>, tensor<?x?xf32>
+}
+
+// Conv FastTrees' master gates for all steps (Pung and Chan §3.1): a causal
+// convolution over the sequence, then a position-wise layer:
+//   C = CausalConv(x)   (kernel K = 3: C_t reads x_{t-2}..x_t, zeros before
+//                        the sequence)                          [M, S, C]
+//   M = W_m·C + b_m                                             [M, S, 2n]
+// The convolution is one linear over the K shifted copies of the sequence
+// side by side: conv_w [C, K·E], conv_w[c, j·E + e] the weight of
+// x_{t-K+1+j}[e]. master_w [2n, C].
+func.func @causal_conv_master(%x: tensor<?x?x?xf32>, %conv_w: tensor<?x?xf32>,
+                              %conv_b: tensor<?xf32>,
+                              %master_w: tensor<?x?xf32>,
+                              %master_b: tensor<?xf32>) -> tensor<?x?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %m = tensor.dim %x, %c0 : tensor<?x?x?xf32>
+  %s = tensor.dim %x, %c1 : tensor<?x?x?xf32>
+  %e = tensor.dim %x, %c2 : tensor<?x?x?xf32>
+  %zero = arith.constant dense<0.0> : tensor<f32>
+  // K - 1 = 2 zero steps in front, then the K shifted copies.
+  %pad_shape = tensor.empty(%m, %e) : tensor<?x2x?xf32>
+  %pad = rvnn.broadcast_like %zero, %pad_shape
+      : (tensor<f32>, tensor<?x2x?xf32>) -> tensor<?x2x?xf32>
+  %x_padded = tensor.concat dim(1) %pad, %x
+      : (tensor<?x2x?xf32>, tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %shift0 = tensor.extract_slice %x_padded[0, 0, 0] [%m, %s, %e] [1, 1, 1]
+      : tensor<?x?x?xf32> to tensor<?x?x?xf32>
+  %shift1 = tensor.extract_slice %x_padded[0, 1, 0] [%m, %s, %e] [1, 1, 1]
+      : tensor<?x?x?xf32> to tensor<?x?x?xf32>
+  %shift2 = tensor.extract_slice %x_padded[0, 2, 0] [%m, %s, %e] [1, 1, 1]
+      : tensor<?x?x?xf32> to tensor<?x?x?xf32>
+  %windows = tensor.concat dim(2) %shift0, %shift1, %shift2
+      : (tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>)
+      -> tensor<?x?x?xf32>
+  %conv = rvnn.linear %windows, %conv_w, %conv_b
+      : (tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?xf32>)
+      -> tensor<?x?x?xf32>
+  %master = rvnn.linear %conv, %master_w, %master_b
+      : (tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?xf32>)
+      -> tensor<?x?x?xf32>
+  return %master : tensor<?x?x?xf32>
 }
 
 // ---- Transformer sublayers ----------------------------------------------

@@ -6,6 +6,9 @@
 //   M = W_m·C + b_m                                               [2N, S, 2n]
 //   G_t = W_ih·x_t + b_ih + W_hh·h_{t-1} + b_hh                   [2N, 4H]
 //   (h_t, c_t) = @ordered_neurons_cell(M_t, G_t, c_{t-1})  (models/cells.mlir)
+// The master gates and the step are @causal_conv_master and
+// @conv_fasttrees_step (models/cells.mlir), shared with the ListOps version
+// models/conv_fasttrees_listops.mlir.
 // The convolution is written as one linear over the K shifted copies of the
 // sequence side by side: conv_w[c, j·128 + e] is the weight of x_{t-K+1+j}[e].
 // rvnn-hoist-step-invariant computes the master gates' cumax, the chunk
@@ -41,9 +44,15 @@ rvnn.param @head_b1 : tensor<400xf32> init zeros
 rvnn.param @head_w2 : tensor<7x400xf32> init xavier_uniform
 rvnn.param @head_b2 : tensor<7xf32> init zeros
 
-// The shared ordered-neurons update (models/cells.mlir).
-func.func private @ordered_neurons_cell(tensor<?x?xf32>, tensor<?x?xf32>,
-                                        tensor<?x?xf32>)
+// The shared cells (models/cells.mlir).
+func.func private @causal_conv_master(tensor<?x?x?xf32>, tensor<?x?xf32>,
+                                      tensor<?xf32>, tensor<?x?xf32>,
+                                      tensor<?xf32>) -> tensor<?x?x?xf32>
+func.func private @conv_fasttrees_step(tensor<?x?x?xf32>, tensor<?x?x?xf32>,
+                                       tensor<?x?xf32>, index, tensor<?x?xf32>,
+                                       tensor<?x?xf32>, tensor<?x?xf32>,
+                                       tensor<?xf32>, tensor<?x?xf32>,
+                                       tensor<?xf32>)
     -> (tensor<?x?xf32>, tensor<?x?xf32>)
 
 func.func @forward(%tokens1: tensor<?x?xi64>, %mask1: tensor<?x?xf32>,
@@ -100,73 +109,48 @@ func.func @forward(%tokens1: tensor<?x?xi64>, %mask1: tensor<?x?xf32>,
   %x = rvnn.dropout %masked {rate = 2.000000e-01 : f64}
       : tensor<?x?x128xf32>
 
-  %ih_w = rvnn.param_get @ih_w : tensor<1600x128xf32>
-  %ih_b = rvnn.param_get @ih_b : tensor<1600xf32>
-
-  // The causal convolution: K - 1 zero steps in front, the K shifted copies
-  // side by side [2N, S, K·128], one linear; then the position-wise layer.
-  %conv_pad_shape = tensor.empty(%n2) : tensor<?x2x128xf32>
-  %conv_pad = rvnn.broadcast_like %zero, %conv_pad_shape
-      : (tensor<f32>, tensor<?x2x128xf32>) -> tensor<?x2x128xf32>
-  %x_padded = tensor.concat dim(1) %conv_pad, %x
-      : (tensor<?x2x128xf32>, tensor<?x?x128xf32>) -> tensor<?x?x128xf32>
-  %shift0 = tensor.extract_slice %x_padded[0, 0, 0] [%n2, %s, 128] [1, 1, 1]
-      : tensor<?x?x128xf32> to tensor<?x?x128xf32>
-  %shift1 = tensor.extract_slice %x_padded[0, 1, 0] [%n2, %s, 128] [1, 1, 1]
-      : tensor<?x?x128xf32> to tensor<?x?x128xf32>
-  %shift2 = tensor.extract_slice %x_padded[0, 2, 0] [%n2, %s, 128] [1, 1, 1]
-      : tensor<?x?x128xf32> to tensor<?x?x128xf32>
-  %windows = tensor.concat dim(2) %shift0, %shift1, %shift2
-      : (tensor<?x?x128xf32>, tensor<?x?x128xf32>, tensor<?x?x128xf32>) -> tensor<?x?x384xf32>
-  %conv_w = rvnn.param_get @conv_w : tensor<128x384xf32>
-  %conv_b = rvnn.param_get @conv_b : tensor<128xf32>
-  %conv = rvnn.linear %windows, %conv_w, %conv_b
-      : (tensor<?x?x384xf32>, tensor<128x384xf32>, tensor<128xf32>)
-      -> tensor<?x?x128xf32>
-  %master_w = rvnn.param_get @master_w : tensor<80x128xf32>
-  %master_b = rvnn.param_get @master_b : tensor<80xf32>
-  %master_seq = rvnn.linear %conv, %master_w, %master_b
-      : (tensor<?x?x128xf32>, tensor<80x128xf32>, tensor<80xf32>)
-      -> tensor<?x?x80xf32>
-
-  %hh_w = rvnn.param_get @hh_w : tensor<1600x400xf32>
-  %hh_b = rvnn.param_get @hh_b : tensor<1600xf32>
+  %xd = tensor.cast %x : tensor<?x?x128xf32> to tensor<?x?x?xf32>
+  %conv_w_s = rvnn.param_get @conv_w : tensor<128x384xf32>
+  %conv_w = tensor.cast %conv_w_s : tensor<128x384xf32> to tensor<?x?xf32>
+  %conv_b_s = rvnn.param_get @conv_b : tensor<128xf32>
+  %conv_b = tensor.cast %conv_b_s : tensor<128xf32> to tensor<?xf32>
+  %master_w_s = rvnn.param_get @master_w : tensor<80x128xf32>
+  %master_w = tensor.cast %master_w_s : tensor<80x128xf32> to tensor<?x?xf32>
+  %master_b_s = rvnn.param_get @master_b : tensor<80xf32>
+  %master_b = tensor.cast %master_b_s : tensor<80xf32> to tensor<?xf32>
+  %ih_w_s = rvnn.param_get @ih_w : tensor<1600x128xf32>
+  %ih_w = tensor.cast %ih_w_s : tensor<1600x128xf32> to tensor<?x?xf32>
+  %ih_b_s = rvnn.param_get @ih_b : tensor<1600xf32>
+  %ih_b = tensor.cast %ih_b_s : tensor<1600xf32> to tensor<?xf32>
+  %hh_w_s = rvnn.param_get @hh_w : tensor<1600x400xf32>
+  %hh_w = tensor.cast %hh_w_s : tensor<1600x400xf32> to tensor<?x?xf32>
+  %hh_b_s = rvnn.param_get @hh_b : tensor<1600xf32>
+  %hh_b = tensor.cast %hh_b_s : tensor<1600xf32> to tensor<?xf32>
+  // The master gates of all steps, before the loop.
+  %master_seq = func.call @causal_conv_master(%xd, %conv_w, %conv_b,
+                                              %master_w, %master_b)
+      : (tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?xf32>, tensor<?x?xf32>,
+         tensor<?xf32>) -> tensor<?x?x?xf32>
   %state_shape = tensor.empty(%n2) : tensor<?x400xf32>
   %h0 = rvnn.broadcast_like %zero, %state_shape
       : (tensor<f32>, tensor<?x400xf32>) -> tensor<?x400xf32>
 
-  // The recurrence over t = 0 .. S-1, state (h, c), both [2N, H].
+  // The recurrence over t = 0 .. S-1, state (h, c), both [2N, H]; one step
+  // is @conv_fasttrees_step (models/cells.mlir).
   %final:2 = rvnn.recurse (%h = %h0, %c = %h0)
       : tensor<?x400xf32>, tensor<?x400xf32> halting <none> max_steps %s {
   ^bb0(%t: index, %h: tensor<?x400xf32>, %c: tensor<?x400xf32>):
-    %x_t = tensor.extract_slice %x[0, %t, 0] [%n2, 1, 128] [1, 1, 1]
-        : tensor<?x?x128xf32> to tensor<?x128xf32>
-    %m_t = tensor.extract_slice %mask[0, %t] [%n2, 1] [1, 1]
-        : tensor<?x?xf32> to tensor<?x1xf32>
-    %g_x = rvnn.linear %x_t, %ih_w, %ih_b
-        : (tensor<?x128xf32>, tensor<1600x128xf32>, tensor<1600xf32>)
-        -> tensor<?x1600xf32>
-    %master = tensor.extract_slice %master_seq[0, %t, 0] [%n2, 1, 80] [1, 1, 1]
-        : tensor<?x?x80xf32> to tensor<?x80xf32>
-    %g_h = rvnn.linear %h, %hh_w, %hh_b
-        : (tensor<?x400xf32>, tensor<1600x400xf32>, tensor<1600xf32>)
-        -> tensor<?x1600xf32>
-    %gates = arith.addf %g_x, %g_h : tensor<?x1600xf32>
-    %masterd = tensor.cast %master : tensor<?x80xf32> to tensor<?x?xf32>
-    %gatesd = tensor.cast %gates : tensor<?x1600xf32> to tensor<?x?xf32>
+    %hd = tensor.cast %h : tensor<?x400xf32> to tensor<?x?xf32>
     %cd = tensor.cast %c : tensor<?x400xf32> to tensor<?x?xf32>
-    %next:2 = func.call @ordered_neurons_cell(%masterd, %gatesd, %cd)
-        : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>)
+    %next:2 = func.call @conv_fasttrees_step(%xd, %master_seq, %mask, %t, %hd,
+                                             %cd, %ih_w, %ih_b, %hh_w, %hh_b)
+        : (tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?xf32>, index,
+           tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>,
+           tensor<?x?xf32>, tensor<?xf32>)
         -> (tensor<?x?xf32>, tensor<?x?xf32>)
-    %h_new = tensor.cast %next#0 : tensor<?x?xf32> to tensor<?x400xf32>
-    %c_new = tensor.cast %next#1 : tensor<?x?xf32> to tensor<?x400xf32>
-    %h_kept = rvnn.gate %m_t, %h_new, %h
-        : (tensor<?x1xf32>, tensor<?x400xf32>, tensor<?x400xf32>)
-        -> tensor<?x400xf32>
-    %c_kept = rvnn.gate %m_t, %c_new, %c
-        : (tensor<?x1xf32>, tensor<?x400xf32>, tensor<?x400xf32>)
-        -> tensor<?x400xf32>
-    rvnn.yield %h_kept, %c_kept : tensor<?x400xf32>, tensor<?x400xf32>
+    %h_next = tensor.cast %next#0 : tensor<?x?xf32> to tensor<?x400xf32>
+    %c_next = tensor.cast %next#1 : tensor<?x?xf32> to tensor<?x400xf32>
+    rvnn.yield %h_next, %c_next : tensor<?x400xf32>, tensor<?x400xf32>
   }
 
   // Split the encodings back into the two sentences: a = rows [0, N),

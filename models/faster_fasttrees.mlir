@@ -4,6 +4,8 @@
 //   G_t = W_ih·x_t + b_ih                                      [2N, 4H + 2n]
 //   master = G_t[:, :2n], gates = G_t[:, 2n:]
 //   (h_t, c_t) = @ordered_neurons_cell(master, gates, c_{t-1})  (models/cells.mlir)
+// The step is @faster_fasttrees_step (models/cells.mlir), shared with the
+// ListOps version models/faster_fasttrees_listops.mlir.
 // rvnn-hoist-step-invariant computes every gate for all time steps before the
 // loop; the loop keeps the cell update c_t = f'⊙c_{t-1} + i'⊙tanh(ĉ) and h_t.
 // Padded steps (mask 0) keep the state: h_t = m_t⊙h'_t + (1 - m_t)⊙h_{t-1},
@@ -30,9 +32,11 @@ rvnn.param @head_b1 : tensor<400xf32> init zeros
 rvnn.param @head_w2 : tensor<7x400xf32> init xavier_uniform
 rvnn.param @head_b2 : tensor<7xf32> init zeros
 
-// The shared ordered-neurons update (models/cells.mlir).
-func.func private @ordered_neurons_cell(tensor<?x?xf32>, tensor<?x?xf32>,
-                                        tensor<?x?xf32>)
+// The shared cells (models/cells.mlir).
+func.func private @faster_fasttrees_step(tensor<?x?x?xf32>, tensor<?x?xf32>,
+                                         index, tensor<?x?xf32>,
+                                         tensor<?x?xf32>, tensor<?x?xf32>,
+                                         tensor<?xf32>)
     -> (tensor<?x?xf32>, tensor<?x?xf32>)
 
 func.func @forward(%tokens1: tensor<?x?xi64>, %mask1: tensor<?x?xf32>,
@@ -89,42 +93,30 @@ func.func @forward(%tokens1: tensor<?x?xi64>, %mask1: tensor<?x?xf32>,
   %x = rvnn.dropout %masked {rate = 2.000000e-01 : f64}
       : tensor<?x?x128xf32>
 
-  %ih_w = rvnn.param_get @ih_w : tensor<1680x128xf32>
-  %ih_b = rvnn.param_get @ih_b : tensor<1680xf32>
+  %xd = tensor.cast %x : tensor<?x?x128xf32> to tensor<?x?x?xf32>
+  %ih_w_s = rvnn.param_get @ih_w : tensor<1680x128xf32>
+  %ih_w = tensor.cast %ih_w_s : tensor<1680x128xf32> to tensor<?x?xf32>
+  %ih_b_s = rvnn.param_get @ih_b : tensor<1680xf32>
+  %ih_b = tensor.cast %ih_b_s : tensor<1680xf32> to tensor<?xf32>
   %state_shape = tensor.empty(%n2) : tensor<?x400xf32>
   %h0 = rvnn.broadcast_like %zero, %state_shape
       : (tensor<f32>, tensor<?x400xf32>) -> tensor<?x400xf32>
 
-  // The recurrence over t = 0 .. S-1, state (h, c), both [2N, H].
+  // The recurrence over t = 0 .. S-1, state (h, c), both [2N, H]; one step
+  // is @faster_fasttrees_step (models/cells.mlir).
   %final:2 = rvnn.recurse (%h = %h0, %c = %h0)
       : tensor<?x400xf32>, tensor<?x400xf32> halting <none> max_steps %s {
   ^bb0(%t: index, %h: tensor<?x400xf32>, %c: tensor<?x400xf32>):
-    %x_t = tensor.extract_slice %x[0, %t, 0] [%n2, 1, 128] [1, 1, 1]
-        : tensor<?x?x128xf32> to tensor<?x128xf32>
-    %m_t = tensor.extract_slice %mask[0, %t] [%n2, 1] [1, 1]
-        : tensor<?x?xf32> to tensor<?x1xf32>
-    %g_x = rvnn.linear %x_t, %ih_w, %ih_b
-        : (tensor<?x128xf32>, tensor<1680x128xf32>, tensor<1680xf32>)
-        -> tensor<?x1680xf32>
-    %master = tensor.extract_slice %g_x[0, 0] [%n2, 80] [1, 1]
-        : tensor<?x1680xf32> to tensor<?x80xf32>
-    %gates = tensor.extract_slice %g_x[0, 80] [%n2, 1600] [1, 1]
-        : tensor<?x1680xf32> to tensor<?x1600xf32>
-    %masterd = tensor.cast %master : tensor<?x80xf32> to tensor<?x?xf32>
-    %gatesd = tensor.cast %gates : tensor<?x1600xf32> to tensor<?x?xf32>
+    %hd = tensor.cast %h : tensor<?x400xf32> to tensor<?x?xf32>
     %cd = tensor.cast %c : tensor<?x400xf32> to tensor<?x?xf32>
-    %next:2 = func.call @ordered_neurons_cell(%masterd, %gatesd, %cd)
-        : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>)
+    %next:2 = func.call @faster_fasttrees_step(%xd, %mask, %t, %hd, %cd, %ih_w,
+                                               %ih_b)
+        : (tensor<?x?x?xf32>, tensor<?x?xf32>, index, tensor<?x?xf32>,
+           tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>)
         -> (tensor<?x?xf32>, tensor<?x?xf32>)
-    %h_new = tensor.cast %next#0 : tensor<?x?xf32> to tensor<?x400xf32>
-    %c_new = tensor.cast %next#1 : tensor<?x?xf32> to tensor<?x400xf32>
-    %h_kept = rvnn.gate %m_t, %h_new, %h
-        : (tensor<?x1xf32>, tensor<?x400xf32>, tensor<?x400xf32>)
-        -> tensor<?x400xf32>
-    %c_kept = rvnn.gate %m_t, %c_new, %c
-        : (tensor<?x1xf32>, tensor<?x400xf32>, tensor<?x400xf32>)
-        -> tensor<?x400xf32>
-    rvnn.yield %h_kept, %c_kept : tensor<?x400xf32>, tensor<?x400xf32>
+    %h_next = tensor.cast %next#0 : tensor<?x?xf32> to tensor<?x400xf32>
+    %c_next = tensor.cast %next#1 : tensor<?x?xf32> to tensor<?x400xf32>
+    rvnn.yield %h_next, %c_next : tensor<?x400xf32>, tensor<?x400xf32>
   }
 
   // Split the encodings back into the two sentences: a = rows [0, N),

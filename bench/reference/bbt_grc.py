@@ -73,5 +73,16 @@ def head(params, root, training=False, dropout=None):
     return F.linear(hidden, params["head_w2"], params["head_b2"])
 
 
+def family_logits(encode, variant, params, inputs, training=False,
+                  dropout=None):
+    """ListOps class scores of one variant of a model family whose
+    `encode(variant, params, tokens, mask, training, dropout)` gives one
+    encoding per sequence: head() over it, §8's ListOps dropout by default."""
+    rates = DROPOUT if dropout is None else dropout
+    tokens, mask = inputs
+    encoding = encode(variant, params, tokens, mask, training, rates)
+    return head(params, encoding, training, rates)
+
+
 def loss(params, inputs, labels, training=False, dropout=None):
     return F.cross_entropy(logits(params, inputs, training, dropout), labels)

@@ -1,8 +1,10 @@
-"""ON-LSTM and the FastTrees family for logical inference, eager PyTorch,
-written from model-specs §6 and §7 and the FastTrees paper (§3): one
-left-to-right layer of ordered-neurons cells over both sentences of a pair
-(a Siamese batch of 2N), then [a; b; a⊙b; |a-b|] -> Linear -> GELU ->
-Linear(H, 7).
+"""ON-LSTM and the FastTrees family for logical inference and ListOps, eager
+PyTorch, written from model-specs §6 and §7 and the FastTrees paper (§3): one
+left-to-right layer of ordered-neurons cells. Logical inference (logits,
+loss) runs it over both sentences of a pair (a Siamese batch of 2N), then
+[a; b; a⊙b; |a-b|] -> Linear -> GELU -> Linear(H, 7); ListOps
+(listops_logits, listops_loss) puts the state after each sequence's last
+real token through BBT-GRC's ListOps head, Linear -> GELU -> Linear(H, 10).
 
 The variants differ in what the master gates and the gates read:
 - "on_lstm": G = ih(x_t) + hh(h_{t-1}), all 4H + 2n outputs;
@@ -15,15 +17,19 @@ the last real token. The master gates are computed per step inside the loop,
 as ON-LSTM's reference code does, not batched over time.
 
 Evaluation mode (no dropout) by default; with training=True dropout applies
-on the embeddings (rate dropout["in"]) and in the head (dropout["out"]).
-`params` uses the model's parameter names; `inputs` is [tokens1, mask1,
-tokens2, mask2].
+on the embeddings (rate dropout["in"]) and in the head (dropout["out"]):
+the FastTrees paper's 0.2 for logical inference, §8's ListOps 0.1
+(bbt_grc.DROPOUT) for ListOps. `params` uses the model's parameter names;
+`inputs` is [tokens1, mask1, tokens2, mask2] for logical inference and
+[tokens, mask] for ListOps. The sizes (hidden H, master gates 2n, so the
+chunk H / n) come from the parameters' shapes.
 """
 import functools
 
 import torch
 import torch.nn.functional as F
 
+import bbt_grc
 from sentence_pair import variant_logits, variant_loss
 
 # FastTrees paper, logical inference: dropout 0.2 between layers.
@@ -105,3 +111,7 @@ def encode(variant, p, tokens, mask, training=False, dropout=None):
 
 logits = functools.partial(variant_logits, encode, rate)
 loss = functools.partial(variant_loss, logits)
+
+
+listops_logits = functools.partial(bbt_grc.family_logits, encode)
+listops_loss = functools.partial(variant_loss, listops_logits)

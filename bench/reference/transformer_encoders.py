@@ -117,11 +117,5 @@ logits = functools.partial(variant_logits, encode, rate)
 loss = functools.partial(variant_loss, logits)
 
 
-def listops_logits(variant, params, inputs, training=False, dropout=None):
-    rates = bbt_grc.DROPOUT if dropout is None else dropout
-    tokens, mask = inputs
-    pooled = encode(variant, params, tokens, mask, training, rates)
-    return bbt_grc.head(params, pooled, training, rates)
-
-
+listops_logits = functools.partial(bbt_grc.family_logits, encode)
 listops_loss = functools.partial(variant_loss, listops_logits)

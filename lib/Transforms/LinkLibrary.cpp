@@ -2,6 +2,8 @@
 // of the module being compiled, so cells are written once and shared.
 #include "rvnn/Transforms/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Parser/Parser.h"
@@ -34,7 +36,12 @@ struct LinkLibraryPass
           << path << "'";
       return signalPassFailure();
     }
-    for (auto decl : module.getOps<func::FuncOp>()) {
+    // Fill the declarations; a filled definition that calls a library
+    // function the module does not have gets it as a new private
+    // declaration, filled in turn, so a cell may call other cells.
+    SmallVector<func::FuncOp> pending(module.getOps<func::FuncOp>());
+    while (!pending.empty()) {
+      func::FuncOp decl = pending.pop_back_val();
       if (!decl.isExternal())
         continue;
       auto def = library->lookupSymbol<func::FuncOp>(decl.getSymName());
@@ -55,6 +62,19 @@ struct LinkLibraryPass
           for (NamedAttribute attr : attrs)
             if (!decl.getArgAttr(i, attr.getName()))
               decl.setArgAttr(i, attr.getName(), attr.getValue());
+      decl.walk([&](func::CallOp call) {
+        StringRef callee = call.getCallee();
+        if (module.lookupSymbol(callee))
+          return;
+        auto calleeDef = library->lookupSymbol<func::FuncOp>(callee);
+        if (!calleeDef)
+          return;
+        OpBuilder builder = OpBuilder::atBlockEnd(module.getBody());
+        auto added = builder.create<func::FuncOp>(calleeDef.getLoc(), callee,
+                                                  calleeDef.getFunctionType());
+        added.setPrivate();
+        pending.push_back(added);
+      });
     }
   }
 };

@@ -9,7 +9,7 @@
 // ROUNDTRIP-NOT: @hh_w
 // ROUNDTRIP-LABEL: func.func @forward
 // ROUNDTRIP: rvnn.recurse
-// ROUNDTRIP: func.call @ordered_neurons_cell
+// ROUNDTRIP: func.call @faster_fasttrees_step
 // ROUNDTRIP: rvnn.yield
 
 // COMPILED-LABEL: func.func @forward

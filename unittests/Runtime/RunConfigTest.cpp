@@ -88,3 +88,16 @@ TEST(RunConfig, ShippedModelsSaveResiduals) {
               RecomputePolicy::Save)
         << model;
 }
+
+// The ListOps versions of the ON-LSTM family: ListOps configurations that
+// save residuals, like every shipped model.
+TEST(RunConfig, OrderedNeuronsListOpsConfigs) {
+  for (const char *model :
+       {"on_lstm_listops", "fasttrees_listops", "faster_fasttrees_listops",
+        "conv_fasttrees_listops"}) {
+    RunConfig config = readRunConfig(std::string(RVNN_SOURCE_DIR) + "/models/" +
+                                     model + ".json");
+    EXPECT_EQ(config.task, Task::ListOps) << model;
+    EXPECT_EQ(config.recompute, RecomputePolicy::Save) << model;
+  }
+}

@@ -9,9 +9,11 @@ def RvnnLinkLibrary : Pass<"rvnn-link-library", "::mlir::ModuleOp"> {
     Models declare shared cells (for example `@grc_cell`) as private external
     functions. This pass parses the library module at `path` and copies in the
     definition of every declared function, checking that the declared and the
-    defined function types agree. Library functions that the declarations do
-    not name are not copied. Run `inline` afterwards to expose the cell bodies
-    to fusion.
+    defined function types agree. A copied definition may call other library
+    functions (a cell built from cells): those the module does not have are
+    added as private functions and filled the same way, transitively. Other
+    library functions are not copied. Run `inline` afterwards to expose the
+    cell bodies to fusion.
 
     Example: `rvnn-opt models/bbt_grc.mlir --rvnn-link-library=path=models/cells.mlir`
   }];
