@@ -238,13 +238,22 @@ torch::Tensor Executor::constant(const PlanOp &op,
 
 namespace {
 
-/// A vjp is timed under its primal op, "rvnn_exec.vjp(rvnn_exec.gemm)": the
-/// backward's time by op then says which derivatives cost.
+/// An op's name, with a dispatch's kernel: "rvnn_exec.dispatch[forward_k3]".
+std::string opKey(const PlanOp &op) {
+  if (op.name != contract::ops::DispatchOp::name)
+    return op.name;
+  return op.name + "[" +
+         attrAs<std::string>(op, contract::ops::DispatchOp::attr::kernel) + "]";
+}
+
+/// A vjp is timed under its primal op, "rvnn_exec.vjp(rvnn_exec.gemm)" or
+/// "rvnn_exec.vjp(rvnn_exec.dispatch[forward_k3])": the backward's time by
+/// op then says which derivatives (of which kernels) cost.
 std::string profileKey(const PlanOp &op) {
   if (op.name != contract::ops::VjpOp::name || op.regions.empty() ||
       op.regions.front().body.empty())
-    return op.name;
-  return op.name + "(" + op.regions.front().body.front().name + ")";
+    return opKey(op);
+  return op.name + "(" + opKey(op.regions.front().body.front()) + ")";
 }
 
 } // namespace
