@@ -33,9 +33,9 @@ read the same ("not_run" in the JSON). The run goes on and exits 0.
 Settings (environment): MODELS (when no argument is given), BUCKETS
 ("200-250 500-600 900-1000 1500-2000"), N (3), WARMUP (1), TIMEOUT (1800),
 RVNN_ARGS (more `rvnn-run bench` options, e.g. "--recompute recompute";
-default none), each also per model as NAME_<model> (e.g. N_bt_grc=1),
-RVNN_BENCH_MEM_GB (20), THREADS (1; also OPENBLAS_NUM_THREADS), SEED (1),
-IMPLS ("rvnn eager"), BUILD (build), PYTHON (/usr/bin/python3, with
+default none), IMPLS ("rvnn eager"), each also per model as NAME_<model>
+(e.g. N_bt_grc=1), RVNN_BENCH_MEM_GB (20), THREADS (1; also
+OPENBLAS_NUM_THREADS), SEED (1), BUILD (build), PYTHON (/usr/bin/python3, with
 python3-torch), OUT (bench/results/<date>-cost-protocol-cpu.json; the
 markdown table is also written next to it as .md).
 """
@@ -68,7 +68,7 @@ PUBLISHED = {
     "bbt_grc": ("BBT-GRC", [(0.02, 0.02), (0.02, 0.02), (0.03, 0.02), (0.03, 0.04)]),
 }
 OOM, TIMEOUT = "out of memory", "timeout"
-PER_MODEL = ("BUCKETS", "N", "WARMUP", "TIMEOUT", "RVNN_ARGS")
+PER_MODEL = ("BUCKETS", "N", "WARMUP", "TIMEOUT", "RVNN_ARGS", "IMPLS")
 MEMCAP_OOM = 99  # memcap.py's status when it killed the command
 
 
@@ -206,12 +206,9 @@ def main():
     python = env("PYTHON", "/usr/bin/python3")
     cap = env("RVNN_BENCH_MEM_GB", "20")
     threads, seed = env("THREADS", "1"), env("SEED", "1")
-    impls = env("IMPLS", "rvnn eager").split()
     out = env("OUT", os.path.join(
         ROOT, "bench", "results",
         f"{datetime.date.today().isoformat()}-cost-protocol-cpu.json"))
-    if not set(impls) <= {"rvnn", "eager"}:
-        sys.exit("cost_protocol.py: IMPLS must be within 'rvnn eager'")
     if not os.access(rvnn, os.X_OK):
         sys.exit(f"cost_protocol.py: {rvnn} not built (ninja -C {build} rvnn-run)")
     os.environ["OPENBLAS_NUM_THREADS"] = os.environ["OMP_NUM_THREADS"] = threads
@@ -224,7 +221,10 @@ def main():
         "git": subprocess.run(["git", "-C", ROOT, "describe", "--always",
                                "--dirty"], capture_output=True,
                               text=True).stdout.strip() or "unknown",
-        "machine": {"cpu": platform.processor() or platform.machine(),
+        "machine": {"cpu": next((line.split(":", 1)[1].strip() for line in
+                                 open("/proc/cpuinfo")
+                                 if line.startswith("model name")),
+                                platform.machine()),
                     "cores": os.cpu_count(), "os": platform.platform(),
                     "load_before": load_before},
         "settings": {"samples": env("N", "3"), "warmup": env("WARMUP", "1"),
@@ -278,8 +278,10 @@ def main():
         n, warmup = int(env("N", "3", model)), int(env("WARMUP", "1", model))
         timeout = float(env("TIMEOUT", "1800", model))
         rvnn_args = env("RVNN_ARGS", "", model).split()
-        if n < 1:
-            sys.exit("cost_protocol.py: N must be at least 1")
+        impls = env("IMPLS", "rvnn eager", model).split()
+        if n < 1 or not set(impls) <= {"rvnn", "eager"}:
+            sys.exit("cost_protocol.py: N must be at least 1 and IMPLS "
+                     "within 'rvnn eager'")
         stopped = {}  # impl -> why larger buckets are not run
         cells = []
         print(f"== {model}: buckets {' '.join(buckets)}, N {n}, warm-up "
