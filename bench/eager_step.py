@@ -24,6 +24,16 @@ the configuration's hyperparameters dropout_in/dropout_cell/dropout_out:
 the work of rvnn's default training-mode step (dropout masks differ: torch's
 default generator, seeded with --seed); others exit with status 3.
 
+--option NAME=VALUE[,...] mirrors `rvnn-run bench --eval-forward --option`:
+NAME is one of the model's evaluation options (rvnn.eval_option), which the
+reference maps onto a keyword of its loss in its EVAL_OPTIONS (e.g.
+rir_ebt_grc: rir_inference -> rir); a name it does not map is an error that
+lists those it does. A reference whose loss takes `draw_seed` (RIR-EBT-GRC's
+beam alignment) gets the --params dump's draw seed in every run's first step,
+the seed of rvnn's first forward pass from the same --seed, so the first
+losses agree; step k then takes that seed + k (other draws than rvnn's, the
+same arithmetic).
+
 Writes the table to stdout and, with --json, the JSON `rvnn-run bench`
 writes (tool "eager"). Runs with Debian's python3-torch (/usr/bin/python3).
 """
@@ -104,6 +114,37 @@ def peak_rss_mib():
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
+def parse_options(parser, text):
+    """"rir_inference=1,..." -> {"rir_inference": 1}, as rvnn-run's --option."""
+    options = {}
+    for item in filter(None, text.split(",")):
+        name, equals, value = item.partition("=")
+        if not equals or not name:
+            parser.error(f"--option: expected NAME=VALUE, got '{item}'")
+        try:
+            number = int(value)
+        except ValueError:
+            parser.error(f"--option: the value of '{name}' must be an "
+                         f"integer, got '{value}'")
+        if name in options:
+            parser.error(f"--option: '{name}' is given twice")
+        options[name] = number
+    return options
+
+
+def option_keywords(model, reference, options):
+    """The loss keywords of the evaluation options (the reference's
+    EVAL_OPTIONS: option name -> keyword)."""
+    known = getattr(reference, "EVAL_OPTIONS", {})
+    for name in options:
+        if name not in known:
+            sys.exit(f"eager_step.py: bench/reference/{model}.py has no "
+                     f"evaluation option '{name}' ("
+                     + (f"it has: {', '.join(sorted(known))}" if known
+                        else "it has none") + ")")
+    return {known[name]: value for name, value in options.items()}
+
+
 def main():
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
@@ -124,10 +165,17 @@ def main():
                         help="forward in training mode (dropout)")
     parser.add_argument("--seed", type=int, default=1,
                         help="dropout generator seed")
+    parser.add_argument("--option", default="",
+                        help="NAME=VALUE,...: the model's evaluation options, "
+                             "as rvnn-run bench --option")
     parser.add_argument("--json", help="also write the results as JSON")
     args = parser.parse_args()
     if args.steps < 1:
         parser.error("--steps must be at least 1")
+    options = parse_options(parser, args.option)
+    if options and args.training:
+        parser.error("--option sets evaluation options: not with --training "
+                     "(as rvnn-run bench, which needs --eval-forward for it)")
     if args.threads:
         torch.set_num_threads(args.threads)
 
@@ -155,11 +203,16 @@ def main():
                  if "dropout_" + key in hyper}
         if rates and "dropout" in inspect.signature(reference.loss).parameters:
             mode["dropout"] = rates
+    mode.update(option_keywords(args.model, reference, options))
     torch.manual_seed(args.seed)
     with open(args.params) as f:
-        initial = {name: torch.tensor(entry["values"], dtype=torch.float32)
-                   .reshape(entry["shape"])
-                   for name, entry in json.load(f)["params"].items()}
+        dump = json.load(f)
+    initial = {name: torch.tensor(entry["values"], dtype=torch.float32)
+               .reshape(entry["shape"])
+               for name, entry in dump["params"].items()}
+    draw_seed = None
+    if "draw_seed" in inspect.signature(reference.loss).parameters:
+        draw_seed = dump.get("draw_seed", 0)
     batch_sizes = [int(b) for b in args.batch_sizes.split(",") if b]
 
     results = []
@@ -181,6 +234,8 @@ def main():
             for k, (inputs, labels) in enumerate(batches):
                 start = time.perf_counter()
                 optimiser.zero_grad()
+                if draw_seed is not None:
+                    mode["draw_seed"] = (draw_seed + k) % 2**64
                 loss = reference.loss(params, inputs, labels, **mode)
                 loss.backward()
                 if clip > 0:
@@ -226,6 +281,7 @@ def main():
                "optimiser": training.get("optimiser", "radam_lookahead"),
                "clip": clip,
                "forward_mode": "train" if args.training else "eval",
+               "options": options,
                "dropout": mode.get("dropout"),
                "dtype": "float32", "torch": torch.__version__,
                "warmup": args.warmup, "steps": args.steps, "results": results}

@@ -138,6 +138,17 @@ print(json.load(open(sys.argv[1])).get("task", "listops"))' "$config")
     tail -5 "$mdir/log" >&2
     continue
   fi
+  # The no-dropout trio evaluates with the model's evaluation options
+  # (rvnn.eval_option) at their training values, so that it does training's
+  # arithmetic (RIR-EBT-GRC: rir_inference=1, the RIR forward, not the
+  # non-RIR inference it evaluates with by default); eager_step.py maps them
+  # onto its reference's loss keywords.
+  train_options=$("$python" -c 'import re, sys
+ops = re.findall(r"rvnn\.eval_option\s+\"(\w+)\"\s*\{([^}]*)\}", open(sys.argv[1]).read())
+values = {name: re.search(r"training\s*=\s*(-?\d+)", attrs)[1] for name, attrs in ops}
+print(",".join(name + "=" + value for name, value in values.items()))' "$root/models/$model.mlir")
+  nodrop_options=()
+  [ -z "$train_options" ] || nodrop_options=(--option "$train_options")
   # The eager baselines need bench/reference/<model>.py; eager (dropout)
   # also a training mode.
   impls=(rvnn rvnn-ref rvnn-rc rvnn-nodrop rvnn-ref-nodrop)
@@ -152,7 +163,7 @@ sys.exit("training" not in inspect.signature(m.loss).parameters)' \
   else
     impls=(rvnn rvnn-ref rvnn-rc rvnn-nodrop rvnn-ref-nodrop eager-nodrop)
   fi
-  echo "== $model: ${rounds} rounds x (${impls[*]}), $threads thread(s), $cap_text${no_eager:+; no eager: $no_eager}"
+  echo "== $model: ${rounds} rounds x (${impls[*]}), $threads thread(s), $cap_text${no_eager:+; no eager: $no_eager}${train_options:+; no-dropout trio with --option $train_options}"
   failed=0
   oom=()  # "impl length batch" of each cell that ran out of memory
   for length in $model_lengths; do
@@ -196,12 +207,15 @@ sys.exit("training" not in inspect.signature(m.loss).parameters)' \
                    --seed "$seed" "${common[@]}" --json "$json")
               if [[ $impl == *-ref* ]]; then cmd+=(--kernels reference); fi
               if [ "$impl" = rvnn-rc ]; then cmd+=(--recompute recompute); fi
-              if [[ $impl == *-nodrop ]]; then cmd+=(--eval-forward --profile); fi ;;
+              if [[ $impl == *-nodrop ]]; then
+                cmd+=(--eval-forward --profile ${nodrop_options[@]+"${nodrop_options[@]}"})
+              fi ;;
             eager*)
               cmd=("$python" "$root/bench/eager_step.py" --model "$model"
                    --config "$config" --params "$mdir/params.json"
                    --seed "$seed" "${common[@]}" --json "$json")
-              if [ "$impl" = eager ]; then cmd+=(--training); fi ;;
+              if [ "$impl" = eager ]; then cmd+=(--training)
+              else cmd+=(${nodrop_options[@]+"${nodrop_options[@]}"}); fi ;;
           esac
           status=0
           "${capped[@]}" "${cmd[@]}" >"$mdir/last.log" 2>&1 || status=$?

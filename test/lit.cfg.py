@@ -17,6 +17,8 @@ config.test_exec_root = os.path.join(config.rvnn_obj_root, "test")
 config.substitutions.append(("%PATH%", config.environment["PATH"]))
 config.substitutions.append(("%rvnn_src", config.rvnn_src_root))
 config.substitutions.append(("%models", os.path.join(config.rvnn_src_root, "models")))
+# The build directory, for scripts that take one (bench/cost_protocol.py).
+config.substitutions.append(("%rvnn_build", config.rvnn_obj_root))
 
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)

@@ -37,6 +37,9 @@ from ebt_grc import beam_search, marginalise, masked_softmax
 
 BEAM = 7
 CHUNK = 30
+# rvnn's evaluation options (rvnn.eval_option) -> the keyword of loss() that
+# does the same (bench/eager_step.py --option): rir_inference=0 is rir=False.
+EVAL_OPTIONS = {"rir_inference": "rir"}
 
 _MASK32 = 0xFFFFFFFF
 

@@ -2,6 +2,7 @@
 // bucket and batch size (bench/README.md says what is measured and how the
 // eager PyTorch baseline, bench/eager_step.py, mirrors it).
 
+#include "EvalOptions.h"
 #include "KernelsOption.h"
 #include "OptionParser.h"
 #include "Output.h"
@@ -53,6 +54,13 @@ backward, clip, optimiser step. Batch k takes rows kB..kB+B-1 of the bucket
 Buckets come from --data files (one bucket each) or, for ListOps, from
 --lengths: --samples expressions of L..L+--spread tokens each, generated
 with --seed.
+
+--eval-forward runs the forward in evaluation mode (no dropout), where the
+model's evaluation options (rvnn.eval_option) take their evaluation
+defaults; --option NAME=VALUE sets them as `rvnn-run eval --option` does
+(e.g. rir_inference=1: RIR-EBT-GRC's RIR inference, the arithmetic of its
+training forward). In training mode the options keep their training values,
+so --option needs --eval-forward.
 
 Dispatch ops run the model's generated kernels unless --kernels reference
 (generated kernels are CPU-only; elsewhere the reference bodies run); the
@@ -188,7 +196,7 @@ struct Measurement {
 int runBench(const std::vector<std::string> &args) {
   std::string configPath, modelDir, dataFiles, lengthList, jsonPath;
   std::string batchList = "1", device = "cpu", kernels = "generated";
-  std::string recompute = "config";
+  std::string recompute = "config", evalOptionText;
   std::uint64_t seed = 1, warmup = 3, steps = 20, samples = 100, spread = 20;
   unsigned threads = 0;
   bool evalForward = false, profile = false;
@@ -220,6 +228,7 @@ int runBench(const std::vector<std::string> &args) {
                  "forward in evaluation mode (no dropout), to compare with\n"
                  "the dropout-free eager references",
                  evalForward);
+  addEvalOptionsOption(parser, evalOptionText);
   parser.addFlag("--profile",
                  "count dispatches per recursion step and compare the step\n"
                  "with the machine's GEMM floor (one extra step)",
@@ -236,6 +245,11 @@ int runBench(const std::vector<std::string> &args) {
     parser.fail("give either --data or --lengths");
   if (steps == 0)
     parser.fail("--steps must be at least 1");
+  const std::map<std::string, int64_t> options =
+      evalOptions(parser, evalOptionText);
+  if (!options.empty() && !evalForward)
+    parser.fail("--option sets evaluation options: give --eval-forward too "
+                "(in training mode the model uses their training values)");
   const std::vector<uint64_t> batchSizes =
       parseList(parser, "--batch-sizes", batchList);
   if (batchSizes.empty())
@@ -288,6 +302,8 @@ int runBench(const std::vector<std::string> &args) {
 
       CompiledModel model(modelDir, target, seed, kernelMode);
       model.executionContext().recompute = recomputePolicy;
+      // An option the model does not read is an error naming the model's.
+      model.setEvalOptions(options);
       std::vector<torch::Tensor> params;
       for (const auto &[name, param] : model.namedParameters())
         params.push_back(param);
@@ -341,7 +357,13 @@ int runBench(const std::vector<std::string> &args) {
   if (trainer.clip > 0)
     table << ", clip " << trainer.clip;
   table << ", forward in " << (evalForward ? "evaluation" : "training")
-        << " mode, " << kernelsRan << " kernels, "
+        << " mode";
+  const char *separator = " (";
+  for (const auto &[name, value] : options) {
+    table << separator << name << "=" << value;
+    separator = ", ";
+  }
+  table << (options.empty() ? ", " : "), ") << kernelsRan << " kernels, "
         << recomputePolicyName(recomputePolicy) << " policy, "
         << at::get_num_threads() << " thread(s), " << warmup << " warm-up + "
         << steps << " timed steps\n";
@@ -390,6 +412,7 @@ int runBench(const std::vector<std::string> &args) {
                           {"optimiser", trainer.optimiser.name},
                           {"clip", trainer.clip},
                           {"forward_mode", evalForward ? "eval" : "train"},
+                          {"options", options},
                           {"kernels", kernelsRan},
                           {"recompute", recomputePolicyName(recomputePolicy)},
                           {"dtype", "float32"},
