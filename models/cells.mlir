@@ -682,3 +682,55 @@ func.func @sentence_pair_head(%encodings: tensor<?x?xf32>,
       : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>) -> tensor<?x?xf32>
   return %logits : tensor<?x?xf32>
 }
+
+// Ordered Memory's recursive cell (Shen et al., "Ordered Memory", NeurIPS
+// 2019, §3.2 "Gated Recursive Cell"; the authors' code): GRC's form with ReLU
+// in place of GELU and dropout on the cell's input as well as on its hidden
+// layer:
+//   u = ReLU(W1·drop([v; h]) + b1)     W1: 2D -> 4D
+//   c = W2·drop(u) + b2                W2: 4D -> 4D, split into c0..c3
+//   out = LN(σ(c0)⊙v + σ(c1)⊙h + σ(c2)⊙c3)
+// v (the composed head so far), h (a memory slot): [M, D] -> [M, D].
+func.func @om_cell(%v: tensor<?x?xf32>, %h: tensor<?x?xf32>,
+                   %w1: tensor<?x?xf32>, %b1: tensor<?xf32>,
+                   %w2: tensor<?x?xf32>, %b2: tensor<?xf32>,
+                   %gamma: tensor<?xf32>, %beta: tensor<?xf32>)
+    -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %m = tensor.dim %v, %c0 : tensor<?x?xf32>
+  %d = tensor.dim %v, %c1 : tensor<?x?xf32>
+  %vh = tensor.concat dim(1) %v, %h
+      : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %vh_d = rvnn.dropout %vh {rate = 1.000000e-01 : f64} : tensor<?x?xf32>
+  %pre = rvnn.linear %vh_d, %w1, %b1
+      : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>) -> tensor<?x?xf32>
+  %act = rvnn.relu %pre : tensor<?x?xf32>
+  %u = rvnn.dropout %act {rate = 1.000000e-01 : f64} : tensor<?x?xf32>
+  %c = rvnn.linear %u, %w2, %b2
+      : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>) -> tensor<?x?xf32>
+  %o1 = arith.muli %d, %c1 : index
+  %o2 = arith.muli %d, %c2 : index
+  %o3 = arith.muli %d, %c3 : index
+  %g0 = tensor.extract_slice %c[0, 0] [%m, %d] [1, 1]
+      : tensor<?x?xf32> to tensor<?x?xf32>
+  %g1 = tensor.extract_slice %c[0, %o1] [%m, %d] [1, 1]
+      : tensor<?x?xf32> to tensor<?x?xf32>
+  %g2 = tensor.extract_slice %c[0, %o2] [%m, %d] [1, 1]
+      : tensor<?x?xf32> to tensor<?x?xf32>
+  %p = tensor.extract_slice %c[0, %o3] [%m, %d] [1, 1]
+      : tensor<?x?xf32> to tensor<?x?xf32>
+  %fv = rvnn.sigmoid %g0 : tensor<?x?xf32>
+  %fh = rvnn.sigmoid %g1 : tensor<?x?xf32>
+  %i = rvnn.sigmoid %g2 : tensor<?x?xf32>
+  %left = arith.mulf %fv, %v : tensor<?x?xf32>
+  %right = arith.mulf %fh, %h : tensor<?x?xf32>
+  %input = arith.mulf %i, %p : tensor<?x?xf32>
+  %sum0 = arith.addf %left, %right : tensor<?x?xf32>
+  %sum = arith.addf %sum0, %input : tensor<?x?xf32>
+  %out = rvnn.layer_norm %sum, %gamma, %beta
+      : (tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>) -> tensor<?x?xf32>
+  return %out : tensor<?x?xf32>
+}

@@ -101,3 +101,12 @@ TEST(RunConfig, OrderedNeuronsListOpsConfigs) {
     EXPECT_EQ(config.recompute, RecomputePolicy::Save) << model;
   }
 }
+
+// Ordered Memory (ListOps): a ListOps configuration that saves residuals.
+TEST(RunConfig, OrderedMemoryConfig) {
+  RunConfig config = readRunConfig(std::string(RVNN_SOURCE_DIR) +
+                                   "/models/ordered_memory.json");
+  EXPECT_EQ(config.task, Task::ListOps);
+  EXPECT_EQ(config.recompute, RecomputePolicy::Save);
+  EXPECT_EQ(config.batchSize, 128u);
+}

@@ -1,0 +1,44 @@
+// Ordered Memory (ListOps): the model parses, verifies and round-trips, and
+// the compile pipeline inlines its step, attention, slot and cell functions
+// into two nested loops (tokens, then memory slots) and leaves only
+// execution-contract ops.
+// RUN: rvnn-opt %models/ordered_memory.mlir | rvnn-opt | FileCheck %s --check-prefix=ROUNDTRIP
+// RUN: rvnn-opt %models/ordered_memory.mlir --rvnn-front=library=%models/cells.mlir | FileCheck %s --check-prefix=COMPILED
+// RUN: rvnn-opt %models/ordered_memory.mlir --rvnn-compile=library=%models/cells.mlir 2>/dev/null | FileCheck %s --check-prefix=EXEC
+
+// ROUNDTRIP: rvnn.param @embedding : tensor<16x128xf32> init normal(1.000000e+00)
+// ROUNDTRIP: rvnn.param @score_w : tensor<1x128xf32> init uniform
+// ROUNDTRIP: rvnn.param @cell_w1 : tensor<512x256xf32> init uniform
+// ROUNDTRIP: func.func private @om_cell
+// ROUNDTRIP: func.func private @om_attention
+// ROUNDTRIP: rvnn.softmax %{{.*}} {dim = -1 : i64}
+// ROUNDTRIP: func.func private @om_slot
+// ROUNDTRIP: call @om_cell
+// ROUNDTRIP: func.func private @om_step
+// ROUNDTRIP: rvnn.recurse ({{.*}}) : tensor<?x?xf32>, tensor<?x1xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?xf32> halting <none> max_steps
+// ROUNDTRIP-LABEL: func.func @forward
+// ROUNDTRIP: rvnn.recurse ({{.*}}) : tensor<?x21x128xf32>, tensor<?x21x128xf32>, tensor<?x21xf32> halting <none> max_steps
+// ROUNDTRIP: call @om_step
+// ROUNDTRIP: -> tensor<?x10xf32>
+
+// COMPILED-NOT: func.func private @om_
+// COMPILED-LABEL: func.func @forward
+// COMPILED: rvnn.recurse ({{.*}}) : tensor<?x21x128xf32>, tensor<?x21x128xf32>, tensor<?x21xf32>
+// COMPILED: rvnn.softmax %{{.*}} {dim = -1 : i64} : tensor<?x21xf32>
+// COMPILED: rvnn.recurse
+// COMPILED: rvnn.relu
+// COMPILED: rvnn.layer_norm
+// COMPILED: tensor.concat dim(1)
+// COMPILED: rvnn.yield
+// COMPILED: rvnn.yield
+// COMPILED-NOT: call
+// COMPILED: -> tensor<?x10xf32>
+
+// EXEC: rvnn_exec.param @
+// EXEC-LABEL: rvnn_exec.func @forward
+// EXEC-NOT: {{ (arith|math|tensor|linalg|func|scf|rvnn)\.}}
+// EXEC: rvnn_exec.recurse <none>
+// EXEC: rvnn_exec.recurse <none>
+// The inner (slot) loop body runs as one call of compiler-derived functions.
+// EXEC: rvnn_exec.call @forward_body({{.*}}) forward @forward_body_fwd backward @forward_body_bwd grad_inputs
+// EXEC: rvnn_exec.return
