@@ -734,3 +734,249 @@ func.func @om_cell(%v: tensor<?x?xf32>, %h: tensor<?x?xf32>,
       : (tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>) -> tensor<?x?xf32>
   return %out : tensor<?x?xf32>
 }
+
+// ---- CRvNN (model-specs §4), shared by crvnn and rir_crvnn ----------------
+// Rows r (samples, or RIR chunks) of x [R, S, D] with a float mask [R, S]
+// that is a prefix of ones (right padding; a row may be all padding). The
+// augmented sequence of row r with L_r = Σ mask_r real items:
+//   0: START | 1..L_r: x_1..x_L | L_r+1: END | L_r+2..Sa-1: pad    (Sa = S+2)
+// built from the mask by concatenation and subtraction (o = ones [R, 1],
+// z = zeros):
+//   M      = [o; o; mask]         augmented mask (START and END added)
+//   noEnd  = [o; mask; z]         START and the items; its last 1 is at L_r
+//   endInd = M - noEnd            one-hot at L_r+1 (END)
+//   lastInd = noEnd - [mask; z; z]  one-hot at L_r (the last real item)
+//   sel    = [z; mask; z]⊙(1 - lastInd)   selectable: x_1..x_{L-1}
+//   seqM   = (endInd⊙END + (1 - endInd)⊙[START; x; 0])⊙M
+// An all-padding row is [START; END; pad]: nothing selectable, noEnd's last
+// 1 at START. Returns (seqM [R, Sa, D], M, noEnd, sel [R, Sa]).
+func.func @crvnn_augment(%r: index, %s: index, %x: tensor<?x?x?xf32>,
+                         %mask: tensor<?x?xf32>, %start: tensor<?xf32>,
+                         %end: tensor<?xf32>)
+    -> (tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>,
+        tensor<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %zero = arith.constant dense<0.0> : tensor<f32>
+  %one = arith.constant dense<1.0> : tensor<f32>
+  %d = tensor.dim %x, %c2 : tensor<?x?x?xf32>
+  %sa = arith.addi %s, %c2 : index
+  %shapeR1 = tensor.empty(%r) : tensor<?x1xf32>
+  %shapeR1D = tensor.empty(%r, %d) : tensor<?x1x?xf32>
+  %z = rvnn.broadcast_like %zero, %shapeR1
+      : (tensor<f32>, tensor<?x1xf32>) -> tensor<?x1xf32>
+  %o = rvnn.broadcast_like %one, %shapeR1
+      : (tensor<f32>, tensor<?x1xf32>) -> tensor<?x1xf32>
+  %zR1D = rvnn.broadcast_like %zero, %shapeR1D
+      : (tensor<f32>, tensor<?x1x?xf32>) -> tensor<?x1x?xf32>
+  %M = tensor.concat dim(1) %o, %o, %mask
+      : (tensor<?x1xf32>, tensor<?x1xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %noEnd = tensor.concat dim(1) %o, %mask, %z
+      : (tensor<?x1xf32>, tensor<?x?xf32>, tensor<?x1xf32>) -> tensor<?x?xf32>
+  %endInd = arith.subf %M, %noEnd : tensor<?x?xf32>
+  %mShifted = tensor.concat dim(1) %mask, %z, %z
+      : (tensor<?x?xf32>, tensor<?x1xf32>, tensor<?x1xf32>) -> tensor<?x?xf32>
+  %lastInd = arith.subf %noEnd, %mShifted : tensor<?x?xf32>
+  %tokInd = tensor.concat dim(1) %z, %mask, %z
+      : (tensor<?x1xf32>, tensor<?x?xf32>, tensor<?x1xf32>) -> tensor<?x?xf32>
+  %ones = rvnn.broadcast_like %one, %M
+      : (tensor<f32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %notLast = arith.subf %ones, %lastInd : tensor<?x?xf32>
+  %sel = arith.mulf %tokInd, %notLast : tensor<?x?xf32>
+  %M3 = tensor.expand_shape %M [[0], [1, 2]] output_shape [%r, %sa, 1]
+      : tensor<?x?xf32> into tensor<?x?x1xf32>
+  // [START; x; END; pad]: END is placed by the one-hot endInd, so every row
+  // gets it right after its own last item.
+  %startB = rvnn.broadcast_like %start, %shapeR1D
+      : (tensor<?xf32>, tensor<?x1x?xf32>) -> tensor<?x1x?xf32>
+  %base = tensor.concat dim(1) %startB, %x, %zR1D
+      : (tensor<?x1x?xf32>, tensor<?x?x?xf32>, tensor<?x1x?xf32>)
+      -> tensor<?x?x?xf32>
+  %endB = rvnn.broadcast_like %end, %base
+      : (tensor<?xf32>, tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %endInd3 = tensor.expand_shape %endInd [[0], [1, 2]]
+      output_shape [%r, %sa, 1] : tensor<?x?xf32> into tensor<?x?x1xf32>
+  %seq = rvnn.gate %endInd3, %endB, %base
+      : (tensor<?x?x1xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>)
+      -> tensor<?x?x?xf32>
+  %MD = rvnn.broadcast_like %M3, %seq
+      : (tensor<?x?x1xf32>, tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %seqM = arith.mulf %seq, %MD : tensor<?x?x?xf32>
+  return %seqM, %M, %noEnd, %sel
+      : tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>
+}
+
+// One CRvNN iteration (model-specs §4, BRF variant: τ = 0.1, no transition
+// features) over rows of h [R, Sa, D] with existence e [R, Sa] and steps
+// taken t [R]; M, sel from @crvnn_augment, lengths [R] = L_r (float):
+//   L, R  = rvnn.neighbour_retrieve(e, M) left/right          [R, Sa, Sa]
+//   window = [L²h, Lh, h, Rh, R²h]                            [R, Sa, 5D]
+//   s     = Linear(D, 1)(GELU(Linear(5D, D)(window)))
+//   μ     = max(0, max_{i: M_i=1} s_i) per row (it cancels in c up to the
+//           4e-8 epsilon; per row keeps rows independent of each other)
+//   ŝ     = exp(s - μ)⊙sel,  n = exp(0 - μ)
+//   c     = ŝ / (ŝ + n + Lŝ + Rŝ + 4e-8) ⊙ sel
+//   comp  = GRC(Lh, h);  lc = L·c;  h <- (lc⊙comp + (1-lc)⊙h)⊙M
+//   e     <- e⊙(1 - c)⊙M;  t <- t + 1
+//   halt  = (#(e > 0.1) - 2 <= 1) or (t > L_r)
+// The iteration is two cells around the model's own GRC call, comp =
+// @grc_cell(Lh, h) on the rows collapsed to [R·Sa, D]: a cell that called
+// @grc_cell itself could not be inlined into a loop body, since the
+// inliner's canonicalisation of it folds the collapsed row count into an
+// affine.apply, which is not legal to inline outside an affine scope.
+// Sizes come from M, not the state, so that the constants read no loop
+// state (rvnn-hoist-step-invariant moves them out of the loop).
+
+// Steps 1-3: (L [R, Sa, Sa], Lh [R, Sa, D], c [R, Sa, 1]).
+func.func @crvnn_decide(%r: index, %sa: index,
+                        %h: tensor<?x?x?xf32>, %e: tensor<?x?xf32>,
+                        %M: tensor<?x?xf32>, %sel: tensor<?x?xf32>,
+                        %sw1: tensor<?x?xf32>, %sb1: tensor<?xf32>,
+                        %sw2: tensor<?x?xf32>, %sb2: tensor<?xf32>)
+    -> (tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x1xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %zero = arith.constant dense<0.0> : tensor<f32>
+  %eps = arith.constant dense<4.0e-08> : tensor<f32>
+  %d = tensor.dim %h, %c2 : tensor<?x?x?xf32>
+  %shapeR1 = tensor.empty(%r) : tensor<?x1xf32>
+  %shapeD = tensor.empty(%r, %sa, %d) : tensor<?x?x?xf32>
+  %shape1 = tensor.empty(%r, %sa) : tensor<?x?x1xf32>
+  %z = rvnn.broadcast_like %zero, %shapeR1
+      : (tensor<f32>, tensor<?x1xf32>) -> tensor<?x1xf32>
+  %zerosD = rvnn.broadcast_like %zero, %shapeD
+      : (tensor<f32>, tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %zeros1 = rvnn.broadcast_like %zero, %shape1
+      : (tensor<f32>, tensor<?x?x1xf32>) -> tensor<?x?x1xf32>
+  %eps3 = rvnn.broadcast_like %eps, %shape1
+      : (tensor<f32>, tensor<?x?x1xf32>) -> tensor<?x?x1xf32>
+  %sel3 = tensor.expand_shape %sel [[0], [1, 2]] output_shape [%r, %sa, 1]
+      : tensor<?x?xf32> into tensor<?x?x1xf32>
+  // 1. Soft neighbours from the existence probabilities.
+  %L = rvnn.neighbour_retrieve %e, %M {direction = #rvnn.direction<left>}
+      : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?x?xf32>
+  %R = rvnn.neighbour_retrieve %e, %M {direction = #rvnn.direction<right>}
+      : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?x?xf32>
+  // 2. Window [L²h, Lh, h, Rh, R²h].
+  %lh = linalg.batch_matmul
+      ins(%L, %h : tensor<?x?x?xf32>, tensor<?x?x?xf32>)
+      outs(%zerosD : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %llh = linalg.batch_matmul
+      ins(%L, %lh : tensor<?x?x?xf32>, tensor<?x?x?xf32>)
+      outs(%zerosD : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %rh = linalg.batch_matmul
+      ins(%R, %h : tensor<?x?x?xf32>, tensor<?x?x?xf32>)
+      outs(%zerosD : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %rrh = linalg.batch_matmul
+      ins(%R, %rh : tensor<?x?x?xf32>, tensor<?x?x?xf32>)
+      outs(%zerosD : tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %window = tensor.concat dim(2) %llh, %lh, %h, %rh, %rrh
+      : (tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>,
+         tensor<?x?x?xf32>, tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  // 3. Decision scores and composition probabilities.
+  %u = rvnn.linear %window, %sw1, %sb1
+      : (tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?xf32>)
+      -> tensor<?x?x?xf32>
+  %g = rvnn.gelu %u : tensor<?x?x?xf32>
+  %score = rvnn.linear %g, %sw2, %sb2
+      : (tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?xf32>)
+      -> tensor<?x?x1xf32>
+  %smax = rvnn.pool max %score, %M
+      : (tensor<?x?x1xf32>, tensor<?x?xf32>) -> tensor<?x1xf32>
+  %mu = arith.maximumf %smax, %z : tensor<?x1xf32>
+  %mu3 = tensor.expand_shape %mu [[0], [1, 2]] output_shape [%r, 1, 1]
+      : tensor<?x1xf32> into tensor<?x1x1xf32>
+  %muB = rvnn.broadcast_like %mu3, %score
+      : (tensor<?x1x1xf32>, tensor<?x?x1xf32>) -> tensor<?x?x1xf32>
+  %shifted = arith.subf %score, %muB : tensor<?x?x1xf32>
+  %expS = math.exp %shifted : tensor<?x?x1xf32>
+  %sHat = arith.mulf %expS, %sel3 : tensor<?x?x1xf32>
+  %negMu = arith.negf %muB : tensor<?x?x1xf32>
+  %noop = math.exp %negMu : tensor<?x?x1xf32>
+  %lsHat = linalg.batch_matmul
+      ins(%L, %sHat : tensor<?x?x?xf32>, tensor<?x?x1xf32>)
+      outs(%zeros1 : tensor<?x?x1xf32>) -> tensor<?x?x1xf32>
+  %rsHat = linalg.batch_matmul
+      ins(%R, %sHat : tensor<?x?x?xf32>, tensor<?x?x1xf32>)
+      outs(%zeros1 : tensor<?x?x1xf32>) -> tensor<?x?x1xf32>
+  %den0 = arith.addf %sHat, %noop : tensor<?x?x1xf32>
+  %den1 = arith.addf %den0, %lsHat : tensor<?x?x1xf32>
+  %den2 = arith.addf %den1, %rsHat : tensor<?x?x1xf32>
+  %den = arith.addf %den2, %eps3 : tensor<?x?x1xf32>
+  %q = arith.divf %sHat, %den : tensor<?x?x1xf32>
+  %c = arith.mulf %q, %sel3 : tensor<?x?x1xf32>
+  return %L, %lh, %c
+      : tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x1xf32>
+}
+
+// Steps 4-6 from @crvnn_decide's L and c and the composition comp
+// [R, Sa, D]: (h', e', t', halt [R], c [R, Sa]).
+func.func @crvnn_update(%r: index, %sa: index,
+                        %h: tensor<?x?x?xf32>, %e: tensor<?x?xf32>,
+                        %t: tensor<?xf32>, %M: tensor<?x?xf32>,
+                        %lengths: tensor<?xf32>, %L: tensor<?x?x?xf32>,
+                        %c: tensor<?x?x1xf32>, %comp: tensor<?x?x?xf32>)
+    -> (tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?xf32>, tensor<?xi1>,
+        tensor<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %zero = arith.constant dense<0.0> : tensor<f32>
+  %one = arith.constant dense<1.0> : tensor<f32>
+  %two = arith.constant dense<2.0> : tensor<f32>
+  %tau = arith.constant dense<0.1> : tensor<f32>
+  %d = tensor.dim %h, %c2 : tensor<?x?x?xf32>
+  %shapeR = tensor.empty(%r) : tensor<?xf32>
+  %shapeSa = tensor.empty(%sa) : tensor<?xf32>
+  %shapeD = tensor.empty(%r, %sa, %d) : tensor<?x?x?xf32>
+  %shape1 = tensor.empty(%r, %sa) : tensor<?x?x1xf32>
+  %zerosR = rvnn.broadcast_like %zero, %shapeR
+      : (tensor<f32>, tensor<?xf32>) -> tensor<?xf32>
+  %onesR = rvnn.broadcast_like %one, %shapeR
+      : (tensor<f32>, tensor<?xf32>) -> tensor<?xf32>
+  %twosR = rvnn.broadcast_like %two, %shapeR
+      : (tensor<f32>, tensor<?xf32>) -> tensor<?xf32>
+  %onesSa = rvnn.broadcast_like %one, %shapeSa
+      : (tensor<f32>, tensor<?xf32>) -> tensor<?xf32>
+  %zeros1 = rvnn.broadcast_like %zero, %shape1
+      : (tensor<f32>, tensor<?x?x1xf32>) -> tensor<?x?x1xf32>
+  %tauRSa = rvnn.broadcast_like %tau, %M
+      : (tensor<f32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %onesRSa = rvnn.broadcast_like %one, %M
+      : (tensor<f32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %M3 = tensor.expand_shape %M [[0], [1, 2]] output_shape [%r, %sa, 1]
+      : tensor<?x?xf32> into tensor<?x?x1xf32>
+  %MD = rvnn.broadcast_like %M3, %shapeD
+      : (tensor<?x?x1xf32>, tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  // 4. Gate the composition by L·c.
+  %lc = linalg.batch_matmul
+      ins(%L, %c : tensor<?x?x?xf32>, tensor<?x?x1xf32>)
+      outs(%zeros1 : tensor<?x?x1xf32>) -> tensor<?x?x1xf32>
+  %hGated = rvnn.gate %lc, %comp, %h
+      : (tensor<?x?x1xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>)
+      -> tensor<?x?x?xf32>
+  %hNext = arith.mulf %hGated, %MD : tensor<?x?x?xf32>
+  // 5. Existence decays by the composition probability.
+  %c2d = tensor.collapse_shape %c [[0], [1, 2]]
+      : tensor<?x?x1xf32> into tensor<?x?xf32>
+  %keep = arith.subf %onesRSa, %c2d : tensor<?x?xf32>
+  %e1 = arith.mulf %e, %keep : tensor<?x?xf32>
+  %eNext = arith.mulf %e1, %M : tensor<?x?xf32>
+  %tNext = arith.addf %t, %onesR : tensor<?xf32>
+  // 6. Halt: #(e > τ) - 2 <= 1 (START, END and the last item always exist),
+  //    or the row has taken more steps than it has items.
+  %alive = arith.cmpf ogt, %eNext, %tauRSa : tensor<?x?xf32>
+  %aliveF = arith.uitofp %alive : tensor<?x?xi1> to tensor<?x?xf32>
+  %count = linalg.matvec
+      ins(%aliveF, %onesSa : tensor<?x?xf32>, tensor<?xf32>)
+      outs(%zerosR : tensor<?xf32>) -> tensor<?xf32>
+  %inner = arith.subf %count, %twosR : tensor<?xf32>
+  %reduced = arith.cmpf ole, %inner, %onesR : tensor<?xf32>
+  %outOfSteps = arith.cmpf ogt, %tNext, %lengths : tensor<?xf32>
+  %halt = arith.ori %reduced, %outOfSteps : tensor<?xi1>
+  return %hNext, %eNext, %tNext, %halt, %c2d
+      : tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?xf32>, tensor<?xi1>,
+        tensor<?x?xf32>
+}

@@ -86,7 +86,22 @@ rvnn.param @head_b1 : tensor<128xf32> init zeros
 rvnn.param @head_w2 : tensor<10x128xf32> init xavier_uniform
 rvnn.param @head_b2 : tensor<10xf32> init zeros
 
-// The shared GRC cell (models/cells.mlir).
+// The shared CRvNN cells (models/cells.mlir): the augmented sequence and
+// masks, and one iteration of the recursion (GRC composition inside).
+func.func private @crvnn_augment(index, index, tensor<?x?x?xf32>, tensor<?x?xf32>,
+                                 tensor<?xf32>, tensor<?xf32>)
+    -> (tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>)
+func.func private @crvnn_decide(index, index, tensor<?x?x?xf32>, tensor<?x?xf32>,
+                                tensor<?x?xf32>, tensor<?x?xf32>,
+                                tensor<?x?xf32>, tensor<?xf32>,
+                                tensor<?x?xf32>, tensor<?xf32>)
+    -> (tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x1xf32>)
+func.func private @crvnn_update(index, index, tensor<?x?x?xf32>, tensor<?x?xf32>,
+                                tensor<?xf32>, tensor<?x?xf32>, tensor<?xf32>,
+                                tensor<?x?x?xf32>, tensor<?x?x1xf32>,
+                                tensor<?x?x?xf32>)
+    -> (tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?xf32>, tensor<?xi1>,
+        tensor<?x?xf32>)
 func.func private @grc_cell(tensor<?x?xf32>, tensor<?x?xf32>,
                             tensor<?x?xf32>, tensor<?xf32>,
                             tensor<?x?xf32>, tensor<?xf32>,
@@ -99,37 +114,17 @@ func.func @forward(%tokens: tensor<?x?xi64>, %mask: tensor<?x?xf32>)
   %c2 = arith.constant 2 : index
   %zero = arith.constant dense<0.0> : tensor<f32>
   %one = arith.constant dense<1.0> : tensor<f32>
-  %two = arith.constant dense<2.0> : tensor<f32>
-  %tau = arith.constant dense<0.1> : tensor<f32>
-  %eps = arith.constant dense<4.0e-08> : tensor<f32>
   %n = tensor.dim %tokens, %c0 : tensor<?x?xi64>
   %s = tensor.dim %tokens, %c1 : tensor<?x?xi64>
   %sa = arith.addi %s, %c2 : index
 
-  // Constant tensors: tensor.empty only gives a shape to broadcast to.
+  // Real lengths L_n = Σ_j m_nj (float), for the t > L_n halt.
   %shapeN = tensor.empty(%n) : tensor<?xf32>
   %shapeS = tensor.empty(%s) : tensor<?xf32>
-  %shapeSa = tensor.empty(%sa) : tensor<?xf32>
-  %shapeN1 = tensor.empty(%n) : tensor<?x1xf32>
-  %shapeN1D = tensor.empty(%n) : tensor<?x1x128xf32>
   %zerosN = rvnn.broadcast_like %zero, %shapeN
-      : (tensor<f32>, tensor<?xf32>) -> tensor<?xf32>
-  %onesN = rvnn.broadcast_like %one, %shapeN
-      : (tensor<f32>, tensor<?xf32>) -> tensor<?xf32>
-  %twosN = rvnn.broadcast_like %two, %shapeN
       : (tensor<f32>, tensor<?xf32>) -> tensor<?xf32>
   %onesS = rvnn.broadcast_like %one, %shapeS
       : (tensor<f32>, tensor<?xf32>) -> tensor<?xf32>
-  %onesSa = rvnn.broadcast_like %one, %shapeSa
-      : (tensor<f32>, tensor<?xf32>) -> tensor<?xf32>
-  %z = rvnn.broadcast_like %zero, %shapeN1
-      : (tensor<f32>, tensor<?x1xf32>) -> tensor<?x1xf32>
-  %o = rvnn.broadcast_like %one, %shapeN1
-      : (tensor<f32>, tensor<?x1xf32>) -> tensor<?x1xf32>
-  %zN1D = rvnn.broadcast_like %zero, %shapeN1D
-      : (tensor<f32>, tensor<?x1x128xf32>) -> tensor<?x1x128xf32>
-
-  // Real lengths L_n = Σ_j m_nj (float), for the t > L_n halt.
   %lengths = linalg.matvec ins(%mask, %onesS : tensor<?x?xf32>, tensor<?xf32>)
       outs(%zerosN : tensor<?xf32>) -> tensor<?xf32>
 
@@ -144,47 +139,25 @@ func.func @forward(%tokens: tensor<?x?xi64>, %mask: tensor<?x?xf32>)
   %x1 = arith.mulf %x0, %mD : tensor<?x?x128xf32>
   %x = rvnn.dropout %x1 {rate = 1.000000e-01 : f64} : tensor<?x?x128xf32>
 
-  // Augmented masks (see the header).
-  %M = tensor.concat dim(1) %o, %o, %mask
-      : (tensor<?x1xf32>, tensor<?x1xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
-  %noEnd = tensor.concat dim(1) %o, %mask, %z
-      : (tensor<?x1xf32>, tensor<?x?xf32>, tensor<?x1xf32>) -> tensor<?x?xf32>
-  %endInd = arith.subf %M, %noEnd : tensor<?x?xf32>
-  %mShifted = tensor.concat dim(1) %mask, %z, %z
-      : (tensor<?x?xf32>, tensor<?x1xf32>, tensor<?x1xf32>) -> tensor<?x?xf32>
-  %lastInd = arith.subf %noEnd, %mShifted : tensor<?x?xf32>
-  %tokInd = tensor.concat dim(1) %z, %mask, %z
-      : (tensor<?x1xf32>, tensor<?x?xf32>, tensor<?x1xf32>) -> tensor<?x?xf32>
-  %onesNSa = rvnn.broadcast_like %one, %M
-      : (tensor<f32>, tensor<?x?xf32>) -> tensor<?x?xf32>
-  %notLast = arith.subf %onesNSa, %lastInd : tensor<?x?xf32>
-  %sel = arith.mulf %tokInd, %notLast : tensor<?x?xf32>
-  %sel3 = tensor.expand_shape %sel [[0], [1, 2]] output_shape [%n, %sa, 1]
-      : tensor<?x?xf32> into tensor<?x?x1xf32>
-  %M3 = tensor.expand_shape %M [[0], [1, 2]] output_shape [%n, %sa, 1]
-      : tensor<?x?xf32> into tensor<?x?x1xf32>
-
-  // Augmented sequence [START; x; END; pad]: END is placed by the one-hot
-  // endInd, so every sample gets it right after its own last token.
+  // The augmented sequence [START; x; END; pad] and its masks (see the
+  // header and @crvnn_augment).
   %startV = rvnn.param_get @start : tensor<128xf32>
   %endV = rvnn.param_get @end : tensor<128xf32>
-  %startB = rvnn.broadcast_like %startV, %shapeN1D
-      : (tensor<128xf32>, tensor<?x1x128xf32>) -> tensor<?x1x128xf32>
-  %base = tensor.concat dim(1) %startB, %x, %zN1D
-      : (tensor<?x1x128xf32>, tensor<?x?x128xf32>, tensor<?x1x128xf32>)
-      -> tensor<?x?x128xf32>
-  %endB = rvnn.broadcast_like %endV, %base
-      : (tensor<128xf32>, tensor<?x?x128xf32>) -> tensor<?x?x128xf32>
-  %endInd3 = tensor.expand_shape %endInd [[0], [1, 2]]
-      output_shape [%n, %sa, 1] : tensor<?x?xf32> into tensor<?x?x1xf32>
-  %seq = rvnn.gate %endInd3, %endB, %base
-      : (tensor<?x?x1xf32>, tensor<?x?x128xf32>, tensor<?x?x128xf32>)
-      -> tensor<?x?x128xf32>
-  %MD = rvnn.broadcast_like %M3, %seq
-      : (tensor<?x?x1xf32>, tensor<?x?x128xf32>) -> tensor<?x?x128xf32>
-  %seqM = arith.mulf %seq, %MD : tensor<?x?x128xf32>
+  %xd = tensor.cast %x : tensor<?x?x128xf32> to tensor<?x?x?xf32>
+  %startd = tensor.cast %startV : tensor<128xf32> to tensor<?xf32>
+  %endd = tensor.cast %endV : tensor<128xf32> to tensor<?xf32>
+  %seqMd, %M, %noEnd, %sel = func.call @crvnn_augment(%n, %s, %xd, %mask, %startd,
+                                                     %endd)
+      : (index, index, tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?xf32>,
+         tensor<?xf32>)
+      -> (tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>)
+  %seqM = tensor.cast %seqMd : tensor<?x?x?xf32> to tensor<?x?x128xf32>
 
   // Leaf transform h0 = LN(Linear(D, D)(seq))⊙M.
+  %M3 = tensor.expand_shape %M [[0], [1, 2]] output_shape [%n, %sa, 1]
+      : tensor<?x?xf32> into tensor<?x?x1xf32>
+  %MD = rvnn.broadcast_like %M3, %seqM
+      : (tensor<?x?x1xf32>, tensor<?x?x128xf32>) -> tensor<?x?x128xf32>
   %leafW = rvnn.param_get @leaf_w : tensor<128x128xf32>
   %leafB = rvnn.param_get @leaf_b : tensor<128xf32>
   %leafG = rvnn.param_get @leaf_gamma : tensor<128xf32>
@@ -197,94 +170,48 @@ func.func @forward(%tokens: tensor<?x?xi64>, %mask: tensor<?x?xf32>)
       -> tensor<?x?x128xf32>
   %h0 = arith.mulf %leafLN, %MD : tensor<?x?x128xf32>
 
-  // Loop-invariant operands of the step.
-  %scoreW1 = rvnn.param_get @score_w1 : tensor<128x640xf32>
-  %scoreB1 = rvnn.param_get @score_b1 : tensor<128xf32>
-  %scoreW2 = rvnn.param_get @score_w2 : tensor<1x128xf32>
-  %scoreB2 = rvnn.param_get @score_b2 : tensor<1xf32>
+  // Loop-invariant operands of the step, as the cells' dynamic signatures
+  // take them.
+  %scoreW1s = rvnn.param_get @score_w1 : tensor<128x640xf32>
+  %scoreB1s = rvnn.param_get @score_b1 : tensor<128xf32>
+  %scoreW2s = rvnn.param_get @score_w2 : tensor<1x128xf32>
+  %scoreB2s = rvnn.param_get @score_b2 : tensor<1xf32>
   %grcW1s = rvnn.param_get @cell_w1 : tensor<512x256xf32>
   %grcB1s = rvnn.param_get @cell_b1 : tensor<512xf32>
   %grcW2s = rvnn.param_get @cell_w2 : tensor<512x512xf32>
   %grcB2s = rvnn.param_get @cell_b2 : tensor<512xf32>
   %grcGs = rvnn.param_get @cell_gamma : tensor<128xf32>
   %grcBetas = rvnn.param_get @cell_beta : tensor<128xf32>
+  %scoreW1 = tensor.cast %scoreW1s : tensor<128x640xf32> to tensor<?x?xf32>
+  %scoreB1 = tensor.cast %scoreB1s : tensor<128xf32> to tensor<?xf32>
+  %scoreW2 = tensor.cast %scoreW2s : tensor<1x128xf32> to tensor<?x?xf32>
+  %scoreB2 = tensor.cast %scoreB2s : tensor<1xf32> to tensor<?xf32>
   %grcW1 = tensor.cast %grcW1s : tensor<512x256xf32> to tensor<?x?xf32>
   %grcB1 = tensor.cast %grcB1s : tensor<512xf32> to tensor<?xf32>
   %grcW2 = tensor.cast %grcW2s : tensor<512x512xf32> to tensor<?x?xf32>
   %grcB2 = tensor.cast %grcB2s : tensor<512xf32> to tensor<?xf32>
   %grcG = tensor.cast %grcGs : tensor<128xf32> to tensor<?xf32>
   %grcBeta = tensor.cast %grcBetas : tensor<128xf32> to tensor<?xf32>
-  %zerosD = rvnn.broadcast_like %zero, %h0
-      : (tensor<f32>, tensor<?x?x128xf32>) -> tensor<?x?x128xf32>
-  %zeros1 = rvnn.broadcast_like %zero, %sel3
-      : (tensor<f32>, tensor<?x?x1xf32>) -> tensor<?x?x1xf32>
-  %eps3 = rvnn.broadcast_like %eps, %sel3
-      : (tensor<f32>, tensor<?x?x1xf32>) -> tensor<?x?x1xf32>
-  %tauNSa = rvnn.broadcast_like %tau, %M
-      : (tensor<f32>, tensor<?x?xf32>) -> tensor<?x?xf32>
   %t0 = rvnn.broadcast_like %zero, %shapeN
       : (tensor<f32>, tensor<?xf32>) -> tensor<?xf32>
   %steps = arith.subi %sa, %c2 : index
 
+  // The recursion: one @crvnn_step per iteration (see the header).
   %r:3 = rvnn.recurse (%h = %h0, %e = %M, %t = %t0)
       : tensor<?x?x128xf32>, tensor<?x?xf32>, tensor<?xf32>
       halting <per_sample> max_steps %steps {
   ^bb0(%step: index, %h: tensor<?x?x128xf32>, %e: tensor<?x?xf32>,
        %t: tensor<?xf32>):
-    // 1. Soft neighbours from the existence probabilities.
-    %L = rvnn.neighbour_retrieve %e, %M {direction = #rvnn.direction<left>}
-        : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?x?xf32>
-    %R = rvnn.neighbour_retrieve %e, %M {direction = #rvnn.direction<right>}
-        : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?x?xf32>
-    // 2. Window [L²h, Lh, h, Rh, R²h].
-    %lh = linalg.batch_matmul
-        ins(%L, %h : tensor<?x?x?xf32>, tensor<?x?x128xf32>)
-        outs(%zerosD : tensor<?x?x128xf32>) -> tensor<?x?x128xf32>
-    %llh = linalg.batch_matmul
-        ins(%L, %lh : tensor<?x?x?xf32>, tensor<?x?x128xf32>)
-        outs(%zerosD : tensor<?x?x128xf32>) -> tensor<?x?x128xf32>
-    %rh = linalg.batch_matmul
-        ins(%R, %h : tensor<?x?x?xf32>, tensor<?x?x128xf32>)
-        outs(%zerosD : tensor<?x?x128xf32>) -> tensor<?x?x128xf32>
-    %rrh = linalg.batch_matmul
-        ins(%R, %rh : tensor<?x?x?xf32>, tensor<?x?x128xf32>)
-        outs(%zerosD : tensor<?x?x128xf32>) -> tensor<?x?x128xf32>
-    %window = tensor.concat dim(2) %llh, %lh, %h, %rh, %rrh
-        : (tensor<?x?x128xf32>, tensor<?x?x128xf32>, tensor<?x?x128xf32>,
-           tensor<?x?x128xf32>, tensor<?x?x128xf32>) -> tensor<?x?x640xf32>
-    // 3. Decision scores and composition probabilities.
-    %u = rvnn.linear %window, %scoreW1, %scoreB1
-        : (tensor<?x?x640xf32>, tensor<128x640xf32>, tensor<128xf32>)
-        -> tensor<?x?x128xf32>
-    %g = rvnn.gelu %u : tensor<?x?x128xf32>
-    %score = rvnn.linear %g, %scoreW2, %scoreB2
-        : (tensor<?x?x128xf32>, tensor<1x128xf32>, tensor<1xf32>)
-        -> tensor<?x?x1xf32>
-    %smax = rvnn.pool max %score, %M
-        : (tensor<?x?x1xf32>, tensor<?x?xf32>) -> tensor<?x1xf32>
-    %mu = arith.maximumf %smax, %z : tensor<?x1xf32>
-    %mu3 = tensor.expand_shape %mu [[0], [1, 2]] output_shape [%n, 1, 1]
-        : tensor<?x1xf32> into tensor<?x1x1xf32>
-    %muB = rvnn.broadcast_like %mu3, %score
-        : (tensor<?x1x1xf32>, tensor<?x?x1xf32>) -> tensor<?x?x1xf32>
-    %shifted = arith.subf %score, %muB : tensor<?x?x1xf32>
-    %expS = math.exp %shifted : tensor<?x?x1xf32>
-    %sHat = arith.mulf %expS, %sel3 : tensor<?x?x1xf32>
-    %negMu = arith.negf %muB : tensor<?x?x1xf32>
-    %noop = math.exp %negMu : tensor<?x?x1xf32>
-    %lsHat = linalg.batch_matmul
-        ins(%L, %sHat : tensor<?x?x?xf32>, tensor<?x?x1xf32>)
-        outs(%zeros1 : tensor<?x?x1xf32>) -> tensor<?x?x1xf32>
-    %rsHat = linalg.batch_matmul
-        ins(%R, %sHat : tensor<?x?x?xf32>, tensor<?x?x1xf32>)
-        outs(%zeros1 : tensor<?x?x1xf32>) -> tensor<?x?x1xf32>
-    %den0 = arith.addf %sHat, %noop : tensor<?x?x1xf32>
-    %den1 = arith.addf %den0, %lsHat : tensor<?x?x1xf32>
-    %den2 = arith.addf %den1, %rsHat : tensor<?x?x1xf32>
-    %den = arith.addf %den2, %eps3 : tensor<?x?x1xf32>
-    %q = arith.divf %sHat, %den : tensor<?x?x1xf32>
-    %c = arith.mulf %q, %sel3 : tensor<?x?x1xf32>
-    // 4. Compose every position with its left neighbour, gate by L·c.
+    %hd = tensor.cast %h : tensor<?x?x128xf32> to tensor<?x?x?xf32>
+    // Steps 1-3: neighbours, window, composition probabilities c.
+    %L, %lhd, %c = func.call @crvnn_decide(%n, %sa, %hd, %e, %M, %sel, %scoreW1,
+                                           %scoreB1, %scoreW2, %scoreB2)
+        : (index, index, tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>,
+           tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>, tensor<?x?xf32>,
+           tensor<?xf32>)
+        -> (tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x1xf32>)
+    // Compose every position with its left neighbour: GRC(Lh, h).
+    %lh = tensor.cast %lhd : tensor<?x?x?xf32> to tensor<?x?x128xf32>
     %lhFlat = tensor.collapse_shape %lh [[0, 1], [2]]
         : tensor<?x?x128xf32> into tensor<?x128xf32>
     %hFlat = tensor.collapse_shape %h [[0, 1], [2]]
@@ -300,41 +227,26 @@ func.func @forward(%tokens: tensor<?x?xi64>, %mask: tensor<?x?xf32>)
     %comp = tensor.expand_shape %compD [[0, 1], [2]]
         output_shape [%n, %sa, 128]
         : tensor<?x128xf32> into tensor<?x?x128xf32>
-    %lc = linalg.batch_matmul
-        ins(%L, %c : tensor<?x?x?xf32>, tensor<?x?x1xf32>)
-        outs(%zeros1 : tensor<?x?x1xf32>) -> tensor<?x?x1xf32>
-    %hGated = rvnn.gate %lc, %comp, %h
-        : (tensor<?x?x1xf32>, tensor<?x?x128xf32>, tensor<?x?x128xf32>)
-        -> tensor<?x?x128xf32>
-    %hNext = arith.mulf %hGated, %MD : tensor<?x?x128xf32>
-    // 5. Existence decays by the composition probability.
-    %c2d = tensor.collapse_shape %c [[0], [1, 2]]
-        : tensor<?x?x1xf32> into tensor<?x?xf32>
-    %keep = arith.subf %onesNSa, %c2d : tensor<?x?xf32>
-    %e1 = arith.mulf %e, %keep : tensor<?x?xf32>
-    %eNext = arith.mulf %e1, %M : tensor<?x?xf32>
+    %compd = tensor.cast %comp : tensor<?x?x128xf32> to tensor<?x?x?xf32>
+    // Steps 4-6: gated update, existence, halting.
+    %next:5 = func.call @crvnn_update(%n, %sa, %hd, %e, %t, %M, %lengths, %L, %c,
+                                      %compd)
+        : (index, index, tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?xf32>,
+           tensor<?x?xf32>, tensor<?xf32>, tensor<?x?x?xf32>, tensor<?x?x1xf32>,
+           tensor<?x?x?xf32>)
+        -> (tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?xf32>, tensor<?xi1>,
+            tensor<?x?xf32>)
+    %hNext = tensor.cast %next#0 : tensor<?x?x?xf32> to tensor<?x?x128xf32>
     // The structure this model induces (rvnn-run parse): per iteration, the
     // composition and existence probabilities of the input tokens
     // (augmented positions 1..S).
-    %cTokens = tensor.extract_slice %c2d[0, 1] [%n, %s] [1, 1]
+    %cTokens = tensor.extract_slice %next#4[0, 1] [%n, %s] [1, 1]
         : tensor<?x?xf32> to tensor<?x?xf32>
     rvnn.expose_structure <composition> %cTokens : tensor<?x?xf32>
-    %eTokens = tensor.extract_slice %eNext[0, 1] [%n, %s] [1, 1]
+    %eTokens = tensor.extract_slice %next#1[0, 1] [%n, %s] [1, 1]
         : tensor<?x?xf32> to tensor<?x?xf32>
     rvnn.expose_structure <existence> %eTokens : tensor<?x?xf32>
-    %tNext = arith.addf %t, %onesN : tensor<?xf32>
-    // 6. Halt: #(e > τ) - 2 <= 1 (START, END and x_L always exist), or the
-    //    sample has taken more steps than it has tokens.
-    %alive = arith.cmpf ogt, %eNext, %tauNSa : tensor<?x?xf32>
-    %aliveF = arith.uitofp %alive : tensor<?x?xi1> to tensor<?x?xf32>
-    %count = linalg.matvec
-        ins(%aliveF, %onesSa : tensor<?x?xf32>, tensor<?xf32>)
-        outs(%zerosN : tensor<?xf32>) -> tensor<?xf32>
-    %inner = arith.subf %count, %twosN : tensor<?xf32>
-    %reduced = arith.cmpf ole, %inner, %onesN : tensor<?xf32>
-    %outOfSteps = arith.cmpf ogt, %tNext, %lengths : tensor<?xf32>
-    %halt = arith.ori %reduced, %outOfSteps : tensor<?xi1>
-    rvnn.yield %hNext, %eNext, %tNext halt %halt
+    rvnn.yield %hNext, %next#1, %next#2 halt %next#3
         : tensor<?x?x128xf32>, tensor<?x?xf32>, tensor<?xf32>, tensor<?xi1>
   }
 

@@ -44,10 +44,17 @@ def left_neighbours(exist, mask):
 
 
 def encode(p, tokens, mask, stats=None):
-    n, s = tokens.shape
-    d = p["embedding"].size(1)
-    lengths = mask.sum(1).round().long()
     x = F.embedding(tokens, p["embedding"]) * mask.unsqueeze(-1)
+    return reduce(p, x, mask, stats=stats)
+
+
+def reduce(p, x, mask, transform=True, stats=None):
+    """CRvNN over the rows of x [n, s, d] (mask [n, s], a prefix of ones per
+    row, possibly all zeros) -> h at each row's last real item [n, d].
+    `transform`: the leaf transform LN(Linear(·)) on [START; x; END] (CRvNN);
+    without it START/END join x untransformed (RIR-CRvNN's inner CRvNN)."""
+    n, s, d = x.shape
+    lengths = mask.sum(1).round().long()
 
     # [START; x_1..x_L; END; pad], its mask, and the selectable positions.
     sa = s + 2
@@ -64,8 +71,10 @@ def encode(p, tokens, mask, stats=None):
         sel[b, 1:length] = 1  # x_1..x_{L-1}: not START, END, x_L, pad
     seq = torch.stack(rows)
     m3 = m.unsqueeze(-1)
-    h = F.linear(seq * m3, p["leaf_w"], p["leaf_b"])
-    h = F.layer_norm(h, h.shape[-1:], p["leaf_gamma"], p["leaf_beta"]) * m3
+    h = seq * m3
+    if transform:
+        h = F.linear(h, p["leaf_w"], p["leaf_b"])
+        h = F.layer_norm(h, h.shape[-1:], p["leaf_gamma"], p["leaf_beta"]) * m3
     e = m.clone()
     sel3 = sel.unsqueeze(-1)
 
@@ -104,7 +113,7 @@ def encode(p, tokens, mask, stats=None):
         if bool(halted.all()):
             break
 
-    # The root: h at the last real token x_L (position L).
+    # The root: h at the last real token x_L (position L; START if L = 0).
     return h[torch.arange(n), lengths]
 
 

@@ -31,7 +31,10 @@ def rnn(p, items, mask, cell_dropout):
     return h
 
 
-def encode(p, tokens, mask, training=False, dropout=None, chunk=CHUNK):
+def encode(p, tokens, mask, training=False, dropout=None, chunk=CHUNK,
+           inner=rnn):
+    """The outer RIR recursion; `inner(p, items [L, D], mask [L],
+    cell_dropout) -> [D]` reduces one chunk (RIR-GRC: `rnn`)."""
     h = leaves(p, tokens, mask, training, dropout)
     rate_cell = _rate(dropout, "cell", training)
     while h.size(1) > 1:
@@ -47,8 +50,8 @@ def encode(p, tokens, mask, training=False, dropout=None, chunk=CHUNK):
         for n in range(h.size(0)):
             row_items, row_masks = [], []
             for start in range(0, h.size(1), size):
-                row_items.append(rnn(p, h[n, start:start + size],
-                                     mask[n, start:start + size], rate_cell))
+                row_items.append(inner(p, h[n, start:start + size],
+                                       mask[n, start:start + size], rate_cell))
                 row_masks.append(mask[n, start])
             items.append(torch.stack(row_items))
             masks.append(torch.stack(row_masks))

@@ -1,6 +1,7 @@
 // The model parses, verifies and round-trips.
 // RUN: rvnn-opt %models/crvnn.mlir | rvnn-opt | FileCheck %s --check-prefix=ROUNDTRIP
-// The compile pipeline links and inlines the GRC cell, lowers the affine.apply
+// The compile pipeline links and inlines the CRvNN cells and the GRC cell
+// (models/cells.mlir), lowers the affine.apply
 // that folding tensor.dim of the collapsed [N·Sa, D] cell input creates, and
 // keeps the per-sample halting loop.
 // RUN: rvnn-opt %models/crvnn.mlir --rvnn-front=library=%models/cells.mlir | FileCheck %s --check-prefix=COMPILED
@@ -10,19 +11,22 @@
 // ROUNDTRIP: rvnn.param @start : tensor<128xf32> init normal(1.000000e+00)
 // ROUNDTRIP: rvnn.param @end : tensor<128xf32> init normal(1.000000e+00)
 // ROUNDTRIP: rvnn.param @score_w1 : tensor<128x640xf32> init xavier_uniform
+// ROUNDTRIP: func.func private @crvnn_augment
+// ROUNDTRIP: func.func private @crvnn_decide
+// ROUNDTRIP: func.func private @crvnn_update
 // ROUNDTRIP: func.func private @grc_cell
 // ROUNDTRIP-LABEL: func.func @forward
+// ROUNDTRIP: call @crvnn_augment
 // ROUNDTRIP: rvnn.recurse ({{.*}}) : tensor<?x?x128xf32>, tensor<?x?xf32>, tensor<?xf32> halting <per_sample> max_steps
-// ROUNDTRIP: rvnn.neighbour_retrieve {{.*}} {direction = #rvnn.direction<left>}
-// ROUNDTRIP: rvnn.neighbour_retrieve {{.*}} {direction = #rvnn.direction<right>}
-// ROUNDTRIP: tensor.concat dim(2) {{.*}} -> tensor<?x?x640xf32>
-// ROUNDTRIP: func.call @grc_cell
-// ROUNDTRIP: rvnn.gate
-// ROUNDTRIP: arith.cmpf ogt
+// ROUNDTRIP: call @crvnn_decide
+// ROUNDTRIP: call @grc_cell
+// ROUNDTRIP: call @crvnn_update
+// ROUNDTRIP: rvnn.expose_structure <composition>
 // ROUNDTRIP: rvnn.yield {{.*}} halt
 // ROUNDTRIP: rvnn.pool last
 
 // COMPILED-NOT: @grc_cell
+// COMPILED-NOT: @crvnn_
 // COMPILED-LABEL: func.func @forward
 // The GRC input's row count N·Sa (a collapse's size, arith after
 // lower-affine) reads no loop state: rvnn-hoist-step-invariant computes it

@@ -80,7 +80,8 @@ TEST(RunConfig, ShippedModelsSaveResiduals) {
                                        "fasttrees_transformer",
                                        "transformer_listops",
                                        "universal_transformer_listops",
-                                       "fasttrees_transformer_listops"};
+                                       "fasttrees_transformer_listops",
+                                       "rir_crvnn"};
   for (const char *model : models)
     EXPECT_EQ(readRunConfig(std::string(RVNN_SOURCE_DIR) + "/models/" + model +
                             ".json")

@@ -118,12 +118,17 @@ struct RightNeighboursFunction
     const auto saved = ctx->get_saved_variables();
     const Tensor &exist = saved[0], &mask = saved[1];
     // A recorded backward (create_graph), or mask's cotangent, takes the
-    // differentiable ATen composition.
+    // differentiable ATen composition. It is recomputed with grad mode on: a
+    // plain backward runs with it off (e.g. this op in a loop nested in a
+    // loop that runs on ATen autograd, RIR-CRvNN, whose mask needs a
+    // cotangent), and the recomputation must still have a graph.
     if (at::GradMode::is_enabled() || ctx->needs_input_grad(1)) {
+      const bool record = at::GradMode::is_enabled();
+      torch::AutoGradMode enableGrad(true);
       Tensor out = neighbourRetrieveReference(exist, mask, Direction::Right);
       return torch::autograd::grad({out}, {exist, mask}, {grads[0]},
                                    /*retain_graph=*/true,
-                                   /*create_graph=*/at::GradMode::is_enabled(),
+                                   /*create_graph=*/record,
                                    /*allow_unused=*/true);
     }
     return {rightNeighboursCpuBackward(exist, mask, grads[0]), Tensor()};

@@ -282,6 +282,28 @@ TEST(AttentionOps, NeighbourRetrieveCpuKernelMatchesReference) {
   }
 }
 
+// A plain backward (grad mode off inside it) through the CPU kernel with a
+// mask that needs a cotangent, as in RIR-CRvNN's inner loop under the outer
+// loop's ATen autograd: the kernel's backward recomputes its ATen oracle with
+// grad mode on, and both cotangents match the oracle's.
+TEST(AttentionOps, NeighbourRetrieveCpuMaskCotangentInPlainBackward) {
+  auto exist = uniformDoubles({2, 6}, 0.2, 0.6, 33);
+  auto mask = doubles({1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0}, {2, 6});
+  auto dy = uniformDoubles({2, 6, 6}, -1, 1, 34);
+  for (auto direction : {ops::Direction::Left, ops::Direction::Right}) {
+    auto run = [&](auto op) {
+      auto e = exist.clone().requires_grad_();
+      auto m = mask.clone().requires_grad_();
+      (op(e, m, direction) * dy).sum().backward();
+      return Inputs{e.grad(), m.grad()};
+    };
+    Inputs kernel = run(ops::neighbourRetrieve),
+           reference = run(ops::neighbourRetrieveReference);
+    EXPECT_TRUE(at::allclose(kernel[0], reference[0], 1e-12, 1e-12));
+    EXPECT_TRUE(at::allclose(kernel[1], reference[1], 1e-12, 1e-12));
+  }
+}
+
 TEST(AttentionOps, NeighbourRetrieveGradients) {
   auto exist = uniformDoubles({2, 6}, 0.2, 0.6, 30);
   auto mask = doubles({1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0}, {2, 6});
