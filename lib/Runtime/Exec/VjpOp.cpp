@@ -14,6 +14,7 @@
 #include "GradCollector.h"
 #include "rvnn/Runtime/Ops/Attention.h"
 #include "rvnn/Runtime/Ops/Beam.h"
+#include "rvnn/Runtime/Ops/Gating.h"
 #include "rvnn/Runtime/Ops/NN.h"
 #include "rvnn/Runtime/Ops/Recursion.h"
 
@@ -183,6 +184,30 @@ poolRule(Executor &, const PlanOp &op, const Frame &frame,
   grads[Pool::operand::h] = ops::poolBackward(
       frame.tensor(op, Pool::operand::h), frame.tensor(op, Pool::operand::mask),
       kind, cotangents.at(0));
+  return grads;
+}
+
+/// soft_depth_mix s = σ(α⊙deep + (1-α)⊙shallow): with ds = dy⊙s⊙(1-s)
+/// (ATen's sigmoid backward), deep's cotangent is α⊙ds, shallow's (1-α)⊙ds
+/// and α's (deep - shallow)⊙ds summed back to α's shape.
+std::optional<std::vector<Tensor>>
+softDepthMixRule(Executor &, const PlanOp &op, const Frame &frame,
+                 const std::vector<Tensor> &cotangents,
+                 const std::vector<bool> &wanted) {
+  using SoftDepthMix = exec::SoftDepthMixOp;
+  const Tensor alpha = frame.tensor(op, SoftDepthMix::operand::alpha);
+  const Tensor deep = frame.tensor(op, SoftDepthMix::operand::deep);
+  const Tensor shallow = frame.tensor(op, SoftDepthMix::operand::shallow);
+  const Tensor ds = at::sigmoid_backward(
+      cotangents.at(0), ops::softDepthMix(alpha, deep, shallow));
+  std::vector<Tensor> grads(op.operands.size());
+  if (wanted[SoftDepthMix::operand::alpha])
+    grads[SoftDepthMix::operand::alpha] =
+        ((deep - shallow) * ds).sum_to_size(alpha.sizes());
+  if (wanted[SoftDepthMix::operand::deep])
+    grads[SoftDepthMix::operand::deep] = ds * alpha;
+  if (wanted[SoftDepthMix::operand::shallow])
+    grads[SoftDepthMix::operand::shallow] = ds * (1 - alpha);
   return grads;
 }
 
@@ -370,6 +395,7 @@ const std::map<std::string_view, FastRule> &fastRules() {
       {exec::GemmOp::name, gemmRule},
       {exec::ElementwiseOp::name, elementwiseRule},
       {exec::PoolOp::name, poolRule},
+      {exec::SoftDepthMixOp::name, softDepthMixRule},
       {exec::GeluOp::name, unaryRule(geluGrad)},
       {exec::SigmoidOp::name, unaryRule(sigmoidGrad)},
       {exec::ReluOp::name, unaryRule(reluGrad)},

@@ -845,7 +845,7 @@ void expectShapeWitnessesSuffice(const VjpCase &c,
 // The operands that rvnn-exec-differentiate passes as shape witnesses (its
 // table of what each derivative reads, AdjointRules.cpp): every rule gives
 // the cotangents of the operands themselves.
-TEST(Vjp, PoolAndMaximumRulesMatchAutograd) {
+TEST(Vjp, PoolMaximumAndDepthMixRulesMatchAutograd) {
   // Sample 0 has a padded position holding its largest values, sample 1 a
   // tie between two real positions in feature 0, sample 2 no real token.
   Tensor h = uniformDoubles({3, 4, 3}, -1, 1, 71);
@@ -869,6 +869,20 @@ TEST(Vjp, PoolAndMaximumRulesMatchAutograd) {
                                      gradInputs},
                                     {h, mask}, dPooled);
     }
+
+  // Self-IRU's depth gate: alpha [3, 1] broadcast over [3, 4].
+  for (std::vector<int64_t> gradInputs :
+       {std::vector<int64_t>{0, 1, 2}, std::vector<int64_t>{1}})
+    expectFastRuleMatchesAutograd({str(exec::SoftDepthMixOp::name),
+                                   {f64({3, 1}), f64({3, 4}), f64({3, 4})},
+                                   {0, 1, 2},
+                                   json::object(),
+                                   f64({3, 4}),
+                                   gradInputs},
+                                  {uniformDoubles({3, 1}, 0, 1, 76),
+                                   uniformDoubles({3, 4}, -2, 2, 77),
+                                   uniformDoubles({3, 4}, -2, 2, 78)},
+                                  uniformDoubles({3, 4}, -1, 1, 79));
 
   // Broadcast operands with ties: [3, 4] against [3, 1].
   Tensor a = uniformDoubles({3, 4}, -1, 1, 73);
