@@ -216,6 +216,8 @@ func.func @self_iru_cell(%depth: index {rvnn.recursion_depth}, %node: index,
   %oc = arith.mulf %o, %c_new : tensor<?x?xf32>
   %h_new = arith.addf %oc, %x : tensor<?x?xf32>
   return %h_new, %c_new : tensor<?x?xf32>, tensor<?x?xf32>
+}
+
 // ---- ON-LSTM family time steps (model-specs §6) ---------------------------
 // One step t of the ordered-neurons recurrences over the inputs x [M, S, E]
 // (mask [M, S], 1 = real token) from the state (h, c), each [M, H]. The
