@@ -980,3 +980,133 @@ func.func @crvnn_update(%r: index, %sa: index,
       : tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?xf32>, tensor<?xi1>,
         tensor<?x?xf32>
 }
+
+// S4D's bilinear discretisation of one diagonal state-space block (Gu et al.,
+// "On the Parameterization and Initialization of Diagonal State Space
+// Models", 2022), elementwise on its [D, P] parameters: with Δ = exp(log_dt)
+// [D], A = -exp(log_a_re) + i·a_im and h = Δ·A/2,
+//   Ā = (1 + h)/(1 - h) = ((1 - |h|²) + 2i·Im h)/|1 - h|²
+//   B̄ = Δ/(1 - h)       = Δ·((1 - Re h) + i·Im h)/|1 - h|²     (B = 1)
+// and C̃ = 2·C (each mode stands for a conjugate pair: y = 2·Re(Σ C·x)).
+// Results: Ā, B̄, C̃ as real/imaginary pairs, the operands of
+// rvnn.diagonal_scan.
+func.func @s4d_discretise(%log_dt: tensor<?xf32>, %log_a_re: tensor<?x?xf32>,
+                          %a_im: tensor<?x?xf32>, %c_re: tensor<?x?xf32>,
+                          %c_im: tensor<?x?xf32>)
+    -> (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>,
+        tensor<?x?xf32>, tensor<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %d = tensor.dim %log_dt, %c0 : tensor<?xf32>
+  %one_s = arith.constant dense<1.0> : tensor<f32>
+  %half_s = arith.constant dense<0.5> : tensor<f32>
+  %two_s = arith.constant dense<2.0> : tensor<f32>
+  %one = rvnn.broadcast_like %one_s, %log_a_re
+      : (tensor<f32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %half = rvnn.broadcast_like %half_s, %log_a_re
+      : (tensor<f32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %two = rvnn.broadcast_like %two_s, %log_a_re
+      : (tensor<f32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %dt1 = math.exp %log_dt : tensor<?xf32>
+  %dt2 = tensor.expand_shape %dt1 [[0, 1]] output_shape [%d, 1]
+      : tensor<?xf32> into tensor<?x1xf32>
+  %dt = rvnn.broadcast_like %dt2, %log_a_re
+      : (tensor<?x1xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %ea = math.exp %log_a_re : tensor<?x?xf32>
+  %a_re = arith.negf %ea : tensor<?x?xf32>
+  %hdt = arith.mulf %half, %dt : tensor<?x?xf32>
+  %hr = arith.mulf %hdt, %a_re : tensor<?x?xf32>
+  %hi = arith.mulf %hdt, %a_im : tensor<?x?xf32>
+  // |1 - h|² and 1 - |h|².
+  %dr = arith.subf %one, %hr : tensor<?x?xf32>
+  %dr2 = arith.mulf %dr, %dr : tensor<?x?xf32>
+  %hi2 = arith.mulf %hi, %hi : tensor<?x?xf32>
+  %den = arith.addf %dr2, %hi2 : tensor<?x?xf32>
+  %hr2 = arith.mulf %hr, %hr : tensor<?x?xf32>
+  %h2 = arith.addf %hr2, %hi2 : tensor<?x?xf32>
+  %num = arith.subf %one, %h2 : tensor<?x?xf32>
+  %abar_re = arith.divf %num, %den : tensor<?x?xf32>
+  %twohi = arith.mulf %two, %hi : tensor<?x?xf32>
+  %abar_im = arith.divf %twohi, %den : tensor<?x?xf32>
+  %dtden = arith.divf %dt, %den : tensor<?x?xf32>
+  %bbar_re = arith.mulf %dtden, %dr : tensor<?x?xf32>
+  %bbar_im = arith.mulf %dtden, %hi : tensor<?x?xf32>
+  %c2_re = arith.mulf %two, %c_re : tensor<?x?xf32>
+  %c2_im = arith.mulf %two, %c_im : tensor<?x?xf32>
+  return %abar_re, %abar_im, %bbar_re, %bbar_im, %c2_re, %c2_im
+      : tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>,
+        tensor<?x?xf32>, tensor<?x?xf32>
+}
+
+// The bidirectional S4D pre-chunk layer (the RIR paper, App. J; model-specs
+// §3): x [N, S, D] (padding zeroed), mask [N, S].
+//   y_f = S4D_f(x), y_b = S4D_b on each sample's reversed valid prefix,
+//   reversed back (rvnn.diagonal_scan {reverse}): per direction
+//   y = scan(Ā, B̄, C̃; x) + skip⊙x, then GELU and dropout;
+//   out = GLU(Linear(2D, 2D)([y_f; y_b])) + x, GLU(a; b) = a⊙σ(b).
+// Parameters per direction (f, b): log_dt [D], log_a_re, a_im, c_re, c_im
+// [D, P], skip [D]; glu_w [2D, 2D], glu_b [2D].
+func.func @s4d_layer(%x: tensor<?x?x?xf32>, %mask: tensor<?x?xf32>,
+                     %f_log_dt: tensor<?xf32>, %f_log_a_re: tensor<?x?xf32>,
+                     %f_a_im: tensor<?x?xf32>, %f_c_re: tensor<?x?xf32>,
+                     %f_c_im: tensor<?x?xf32>, %f_skip: tensor<?xf32>,
+                     %b_log_dt: tensor<?xf32>, %b_log_a_re: tensor<?x?xf32>,
+                     %b_a_im: tensor<?x?xf32>, %b_c_re: tensor<?x?xf32>,
+                     %b_c_im: tensor<?x?xf32>, %b_skip: tensor<?xf32>,
+                     %glu_w: tensor<?x?xf32>, %glu_b: tensor<?xf32>)
+    -> tensor<?x?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %n = tensor.dim %x, %c0 : tensor<?x?x?xf32>
+  %s = tensor.dim %x, %c1 : tensor<?x?x?xf32>
+  %d = tensor.dim %x, %c2 : tensor<?x?x?xf32>
+  %fa:6 = func.call @s4d_discretise(%f_log_dt, %f_log_a_re, %f_a_im, %f_c_re,
+                                    %f_c_im)
+      : (tensor<?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>,
+         tensor<?x?xf32>)
+      -> (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>,
+          tensor<?x?xf32>, tensor<?x?xf32>)
+  %ba:6 = func.call @s4d_discretise(%b_log_dt, %b_log_a_re, %b_a_im, %b_c_re,
+                                    %b_c_im)
+      : (tensor<?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>,
+         tensor<?x?xf32>)
+      -> (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>,
+          tensor<?x?xf32>, tensor<?x?xf32>)
+  %yf0 = rvnn.diagonal_scan %x, %fa#0, %fa#1, %fa#2, %fa#3, %fa#4, %fa#5, %mask
+      : (tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>,
+         tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>)
+      -> tensor<?x?x?xf32>
+  %yb0 = rvnn.diagonal_scan %x, %ba#0, %ba#1, %ba#2, %ba#3, %ba#4, %ba#5, %mask
+      {reverse = true}
+      : (tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>,
+         tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>)
+      -> tensor<?x?x?xf32>
+  %fs = tensor.expand_shape %f_skip [[0, 1, 2]] output_shape [1, 1, %d]
+      : tensor<?xf32> into tensor<1x1x?xf32>
+  %bs = tensor.expand_shape %b_skip [[0, 1, 2]] output_shape [1, 1, %d]
+      : tensor<?xf32> into tensor<1x1x?xf32>
+  %fsb = rvnn.broadcast_like %fs, %x
+      : (tensor<1x1x?xf32>, tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %bsb = rvnn.broadcast_like %bs, %x
+      : (tensor<1x1x?xf32>, tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %fdx = arith.mulf %fsb, %x : tensor<?x?x?xf32>
+  %bdx = arith.mulf %bsb, %x : tensor<?x?x?xf32>
+  %yf1 = arith.addf %yf0, %fdx : tensor<?x?x?xf32>
+  %yb1 = arith.addf %yb0, %bdx : tensor<?x?x?xf32>
+  %yf2 = rvnn.gelu %yf1 : tensor<?x?x?xf32>
+  %yb2 = rvnn.gelu %yb1 : tensor<?x?x?xf32>
+  %yf = rvnn.dropout %yf2 {rate = 1.000000e-01 : f64} : tensor<?x?x?xf32>
+  %yb = rvnn.dropout %yb2 {rate = 1.000000e-01 : f64} : tensor<?x?x?xf32>
+  %cat = tensor.concat dim(2) %yf, %yb
+      : (tensor<?x?x?xf32>, tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %proj = rvnn.linear %cat, %glu_w, %glu_b
+      : (tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?xf32>) -> tensor<?x?x?xf32>
+  %value = tensor.extract_slice %proj[0, 0, 0] [%n, %s, %d] [1, 1, 1]
+      : tensor<?x?x?xf32> to tensor<?x?x?xf32>
+  %gate_pre = tensor.extract_slice %proj[0, 0, %d] [%n, %s, %d] [1, 1, 1]
+      : tensor<?x?x?xf32> to tensor<?x?x?xf32>
+  %gate = rvnn.sigmoid %gate_pre : tensor<?x?x?xf32>
+  %glu = arith.mulf %value, %gate : tensor<?x?x?xf32>
+  %out = arith.addf %glu, %x : tensor<?x?x?xf32>
+  return %out : tensor<?x?x?xf32>
+}

@@ -121,6 +121,20 @@ func.func @loop(%h0: tensor<?x4xf32>, %halt: tensor<?xi1>) -> tensor<?x4xf32> {
 
 // -----
 
+// diagonal_scan is mirrored with its reverse flag; the elementwise
+// discretisation around it (here Ā = a·a) becomes elementwise kernels.
+// CHECK-LABEL: rvnn_exec.func @scan
+// CHECK: %[[A:.*]] = rvnn_exec.elementwise <mul> %{{.*}}, %{{.*}} : tensor<4x3xf32>
+// CHECK: rvnn_exec.diagonal_scan %{{.*}}, %[[A]], %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {reverse = true} : (tensor<?x?x4xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<?x?xf32>) -> tensor<?x?x4xf32>
+func.func @scan(%u: tensor<?x?x4xf32>, %a: tensor<4x3xf32>, %p: tensor<4x3xf32>, %mask: tensor<?x?xf32>) -> tensor<?x?x4xf32> {
+  %abar = arith.mulf %a, %a : tensor<4x3xf32>
+  %y = rvnn.diagonal_scan %u, %abar, %p, %p, %p, %p, %p, %mask {reverse = true}
+      : (tensor<?x?x4xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<?x?xf32>) -> tensor<?x?x4xf32>
+  return %y : tensor<?x?x4xf32>
+}
+
+// -----
+
 // An op with no lowering stops the pass at its location.
 func.func @unsupported(%x: tensor<4xf32>) -> tensor<6xf32> {
   %c0 = arith.constant 0.0 : f32

@@ -7,6 +7,7 @@
 #include "rvnn/Runtime/Ops/Gating.h"
 #include "rvnn/Runtime/Ops/NN.h"
 #include "rvnn/Runtime/Ops/Recursion.h"
+#include "rvnn/Runtime/Ops/Scan.h"
 
 namespace rvnn::runtime {
 namespace {
@@ -243,6 +244,16 @@ void neighbourRetrieve(Executor &, const PlanOp &op, Frame &frame) {
                                          neighbourDirection(op)));
 }
 
+void diagonalScan(Executor &, const PlanOp &op, Frame &frame) {
+  frame.setResult(
+      op, 0,
+      ops::diagonalScan(frame.tensor(op, 0), frame.tensor(op, 1),
+                        frame.tensor(op, 2), frame.tensor(op, 3),
+                        frame.tensor(op, 4), frame.tensor(op, 5),
+                        frame.tensor(op, 6), frame.tensor(op, 7),
+                        attrAs<bool>(op, exec::DiagonalScanOp::attr::reverse)));
+}
+
 void cumax(Executor &, const PlanOp &op, Frame &frame) {
   frame.setResult(op, 0,
                   ops::cumax(frame.tensor(op, 0),
@@ -305,6 +316,7 @@ void registerKernelOps(OpRegistry &r) {
   r[exec::GeometricAttentionOp::name] = geometricAttention;
   r[exec::MaskedAttentionOp::name] = maskedAttention;
   r[exec::NeighbourRetrieveOp::name] = neighbourRetrieve;
+  r[exec::DiagonalScanOp::name] = diagonalScan;
 
   r[exec::GateOp::name] = tensors<3>(ops::gate);
   r[exec::CumaxOp::name] = cumax;

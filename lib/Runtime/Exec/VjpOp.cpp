@@ -17,6 +17,7 @@
 #include "rvnn/Runtime/Ops/Gating.h"
 #include "rvnn/Runtime/Ops/NN.h"
 #include "rvnn/Runtime/Ops/Recursion.h"
+#include "rvnn/Runtime/Ops/Scan.h"
 
 #include <functional>
 #include <map>
@@ -389,6 +390,34 @@ pairMergeRule(Executor &, const PlanOp &op, const Frame &frame,
                                 wanted[PairMerge::operand::sel]);
 }
 
+/// diagonal_scan's explicit backward, the reverse scan (ops/DiagonalScan.cpp);
+/// mask, being data, has no rule.
+std::optional<std::vector<Tensor>>
+diagonalScanRule(Executor &, const PlanOp &op, const Frame &frame,
+                 const std::vector<Tensor> &cotangents,
+                 const std::vector<bool> &wanted) {
+  using DiagonalScan = exec::DiagonalScanOp;
+  if (wanted[DiagonalScan::operand::mask])
+    return std::nullopt;
+  auto scanGrads = ops::diagonalScanBackward(
+      frame.tensor(op, DiagonalScan::operand::u),
+      frame.tensor(op, DiagonalScan::operand::a_re),
+      frame.tensor(op, DiagonalScan::operand::a_im),
+      frame.tensor(op, DiagonalScan::operand::b_re),
+      frame.tensor(op, DiagonalScan::operand::b_im),
+      frame.tensor(op, DiagonalScan::operand::c_re),
+      frame.tensor(op, DiagonalScan::operand::c_im),
+      frame.tensor(op, DiagonalScan::operand::mask),
+      attrAs<bool>(op, DiagonalScan::attr::reverse), cotangents.at(0));
+  if (!scanGrads)
+    return std::nullopt;
+  std::vector<Tensor> grads(op.operands.size());
+  for (size_t i = 0; i < scanGrads->size(); ++i)
+    if (wanted[i])
+      grads[i] = (*scanGrads)[i];
+  return grads;
+}
+
 const std::map<std::string_view, FastRule> &fastRules() {
   static const std::map<std::string_view, FastRule> rules = {
       {exec::DispatchOp::name, dispatchRule},
@@ -408,6 +437,7 @@ const std::map<std::string_view, FastRule> &fastRules() {
       {exec::ModeSelectOp::name, modeSelectRule},
       {exec::MaskedSoftmaxOp::name, maskedSoftmaxRule},
       {exec::NeighbourRetrieveOp::name, neighbourRetrieveRule},
+      {exec::DiagonalScanOp::name, diagonalScanRule},
   };
   return rules;
 }

@@ -142,3 +142,51 @@ func.func @neighbour_no_direction(%exist: tensor<?x?xf32>, %mask: tensor<?x?xf32
   %r = rvnn.neighbour_retrieve %exist, %mask : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?x?xf32>
   return %r : tensor<?x?x?xf32>
 }
+
+// -----
+
+func.func @scan_u_rank(%u: tensor<2x7xf32>, %p: tensor<4x3xf32>, %mask: tensor<2x7xf32>) -> tensor<2x7x4xf32> {
+  // expected-error @below {{'u' must have rank 3 ([N, S, D]), got 'tensor<2x7xf32>'}}
+  %y = rvnn.diagonal_scan %u, %p, %p, %p, %p, %p, %p, %mask : (tensor<2x7xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<2x7xf32>) -> tensor<2x7x4xf32>
+  return %y : tensor<2x7x4xf32>
+}
+
+// -----
+
+func.func @scan_channels(%u: tensor<2x7x5xf32>, %p: tensor<4x3xf32>, %mask: tensor<2x7xf32>) -> tensor<2x7x5xf32> {
+  // expected-error @below {{'a_re' dim 0 (D) is 4, but D = 5 from 'u'}}
+  %y = rvnn.diagonal_scan %u, %p, %p, %p, %p, %p, %p, %mask : (tensor<2x7x5xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<2x7xf32>) -> tensor<2x7x5xf32>
+  return %y : tensor<2x7x5xf32>
+}
+
+// -----
+
+func.func @scan_states(%u: tensor<2x7x4xf32>, %p: tensor<4x3xf32>, %q: tensor<4x2xf32>, %mask: tensor<2x7xf32>) -> tensor<2x7x4xf32> {
+  // expected-error @below {{'c_im' dim 1 (P) is 2, but P = 3 from 'a_re'}}
+  %y = rvnn.diagonal_scan %u, %p, %p, %p, %p, %p, %q, %mask : (tensor<2x7x4xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x2xf32>, tensor<2x7xf32>) -> tensor<2x7x4xf32>
+  return %y : tensor<2x7x4xf32>
+}
+
+// -----
+
+func.func @scan_mask_length(%u: tensor<2x7x4xf32>, %p: tensor<4x3xf32>, %mask: tensor<2x8xf32>) -> tensor<2x7x4xf32> {
+  // expected-error @below {{'mask' dim 1 (S) is 8, but S = 7 from 'u'}}
+  %y = rvnn.diagonal_scan %u, %p, %p, %p, %p, %p, %p, %mask : (tensor<2x7x4xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<2x8xf32>) -> tensor<2x7x4xf32>
+  return %y : tensor<2x7x4xf32>
+}
+
+// -----
+
+func.func @scan_element_type(%u: tensor<2x7x4xf32>, %p: tensor<4x3xf32>, %q: tensor<4x3xf64>, %mask: tensor<2x7xf32>) -> tensor<2x7x4xf32> {
+  // expected-error @below {{'b_im' element type 'f64' does not match 'u' element type 'f32'}}
+  %y = rvnn.diagonal_scan %u, %p, %p, %p, %q, %p, %p, %mask : (tensor<2x7x4xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf64>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<2x7xf32>) -> tensor<2x7x4xf32>
+  return %y : tensor<2x7x4xf32>
+}
+
+// -----
+
+func.func @scan_result(%u: tensor<?x?x4xf32>, %p: tensor<4x3xf32>, %mask: tensor<?x?xf32>) -> tensor<?x?x3xf32> {
+  // expected-error @below {{result #0 type 'tensor<?x?x3xf32>' is incompatible with the inferred shape ?x?x4}}
+  %y = rvnn.diagonal_scan %u, %p, %p, %p, %p, %p, %p, %mask : (tensor<?x?x4xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xf32>, tensor<?x?xf32>) -> tensor<?x?x3xf32>
+  return %y : tensor<?x?x3xf32>
+}

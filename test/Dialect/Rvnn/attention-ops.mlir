@@ -52,3 +52,23 @@ func.func @neighbour_retrieve_left(%exist: tensor<4x?xf32>, %mask: tensor<?x9xf3
   %r = rvnn.neighbour_retrieve %exist, %mask {direction = #rvnn.direction<left>} : (tensor<4x?xf32>, tensor<?x9xf32>) -> tensor<4x9x9xf32>
   return %r : tensor<4x9x9xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @diagonal_scan
+func.func @diagonal_scan(%u: tensor<?x?x8xf32>, %are: tensor<8x64xf32>, %aim: tensor<8x64xf32>, %bre: tensor<8x64xf32>, %bim: tensor<8x64xf32>, %cre: tensor<8x64xf32>, %cim: tensor<8x64xf32>, %mask: tensor<?x?xf32>) -> tensor<?x?x8xf32> {
+  // CHECK: rvnn.diagonal_scan %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} : (tensor<?x?x8xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<?x?xf32>) -> tensor<?x?x8xf32>
+  %y = rvnn.diagonal_scan %u, %are, %aim, %bre, %bim, %cre, %cim, %mask : (tensor<?x?x8xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>, tensor<?x?xf32>) -> tensor<?x?x8xf32>
+  return %y : tensor<?x?x8xf32>
+}
+
+// -----
+
+// Static sizes may come from any operand (D from the parameters, N and S
+// from the mask); the result may be more static than u.
+// CHECK-LABEL: func.func @diagonal_scan_reverse
+func.func @diagonal_scan_reverse(%u: tensor<?x?x?xf64>, %are: tensor<4x?xf64>, %aim: tensor<?x3xf64>, %bre: tensor<?x?xf64>, %bim: tensor<?x?xf64>, %cre: tensor<?x?xf64>, %cim: tensor<?x?xf64>, %mask: tensor<2x5xf64>) -> tensor<2x5x4xf64> {
+  // CHECK: rvnn.diagonal_scan %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}}, %{{.*}} {reverse = true} : (tensor<?x?x?xf64>, tensor<4x?xf64>, tensor<?x3xf64>, tensor<?x?xf64>, tensor<?x?xf64>, tensor<?x?xf64>, tensor<?x?xf64>, tensor<2x5xf64>) -> tensor<2x5x4xf64>
+  %y = rvnn.diagonal_scan %u, %are, %aim, %bre, %bim, %cre, %cim, %mask {reverse = true} : (tensor<?x?x?xf64>, tensor<4x?xf64>, tensor<?x3xf64>, tensor<?x?xf64>, tensor<?x?xf64>, tensor<?x?xf64>, tensor<?x?xf64>, tensor<2x5xf64>) -> tensor<2x5x4xf64>
+  return %y : tensor<2x5x4xf64>
+}

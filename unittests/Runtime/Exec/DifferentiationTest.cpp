@@ -805,7 +805,7 @@ bool fastRuleCovers(const std::string &opName) {
         exec::BeamGatherOp::name, exec::BeamExpandOp::name,
         exec::PairMergeOp::name, exec::BeamAccumulateOp::name,
         exec::MaskedSoftmaxOp::name, exec::NeighbourRetrieveOp::name,
-        exec::ModeSelectOp::name})
+        exec::ModeSelectOp::name, exec::DiagonalScanOp::name})
     if (opName == name)
       return true;
   return false;
@@ -1161,5 +1161,32 @@ TEST(Vjp, ModeSelectRuleFollowsTheMode) {
                     "fast rule on shape witnesses");
     expectSameGrads(c, vjpGrads(c, true, witnessed, dy, training), fast,
                     "autograd rule on shape witnesses");
+  }
+}
+
+// diagonal_scan's reverse scan against autograd through its handler, both
+// directions, with a padded sample and a masked hole; with only u's
+// cotangent wanted, u itself is read for its shape only.
+TEST(Vjp, DiagonalScanRuleMatchesAutograd) {
+  std::vector<RuntimeValue> primals{uniformDoubles({2, 5, 3}, -1, 1, 150)};
+  for (uint64_t i = 0; i < 6; ++i)
+    primals.push_back(
+        uniformDoubles({3, 4}, i < 2 ? -0.7 : -1, i < 2 ? 0.7 : 1, 151 + i));
+  primals.push_back(torch::tensor(
+      {{1.0, 1.0, 1.0, 0.0, 0.0}, {1.0, 0.0, 1.0, 1.0, 1.0}}, torch::kDouble));
+  Tensor dy = uniformDoubles({2, 5, 3}, -1, 1, 160);
+  for (bool reverse : {false, true}) {
+    VjpCase c{str(exec::DiagonalScanOp::name),
+              {f64({2, 5, 3}), f64({3, 4}), f64({3, 4}), f64({3, 4}),
+               f64({3, 4}), f64({3, 4}), f64({3, 4}), f64({2, 5})},
+              {0, 1, 2, 3, 4, 5, 6, 7},
+              {{"reverse", reverse}},
+              f64({2, 5, 3}),
+              {0, 1, 2, 3, 4, 5, 6}};
+    expectFastRuleMatchesAutograd(c, primals, dy);
+    c.gradInputs = {2, 5};
+    expectFastRuleMatchesAutograd(c, primals, dy);
+    c.gradInputs = {0};
+    expectShapeWitnessesSuffice(c, primals, {0}, dy);
   }
 }

@@ -249,6 +249,24 @@ struct CumaxOp {
   };
 };
 
+struct DiagonalScanOp {
+  static constexpr std::string_view name = "rvnn_exec.diagonal_scan";
+  static constexpr OpKind kind = OpKind::Kernel;
+  struct operand {
+    static constexpr std::size_t u = 0;
+    static constexpr std::size_t a_re = 1;
+    static constexpr std::size_t a_im = 2;
+    static constexpr std::size_t b_re = 3;
+    static constexpr std::size_t b_im = 4;
+    static constexpr std::size_t c_re = 5;
+    static constexpr std::size_t c_im = 6;
+    static constexpr std::size_t mask = 7;
+  };
+  struct attr {
+    static constexpr std::string_view reverse = "reverse";
+  };
+};
+
 struct DimOp {
   static constexpr std::string_view name = "rvnn_exec.dim";
   static constexpr OpKind kind = OpKind::Scalar;
@@ -698,7 +716,7 @@ struct OpInfo {
 };
 
 // Every op, sorted by name.
-inline constexpr std::array<OpInfo, 58> kOps = {{
+inline constexpr std::array<OpInfo, 59> kOps = {{
     {ops::AllocOp::name, ops::AllocOp::kind},
     {ops::ArgMaxOp::name, ops::ArgMaxOp::kind},
     {ops::BalancedReduceOp::name, ops::BalancedReduceOp::kind},
@@ -718,6 +736,7 @@ inline constexpr std::array<OpInfo, 58> kOps = {{
     {ops::ConvertOp::name, ops::ConvertOp::kind},
     {ops::CrossEntropyOp::name, ops::CrossEntropyOp::kind},
     {ops::CumaxOp::name, ops::CumaxOp::kind},
+    {ops::DiagonalScanOp::name, ops::DiagonalScanOp::kind},
     {ops::DimOp::name, ops::DimOp::kind},
     {ops::DispatchOp::name, ops::DispatchOp::kind},
     {ops::DropoutOp::name, ops::DropoutOp::kind},

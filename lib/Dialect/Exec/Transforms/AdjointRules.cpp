@@ -83,6 +83,13 @@ static SmallVector<ValueRead> valueReads(Operation *op) {
       .Case([](ModeSelectOp select) {
         return Reads{{select.getTraining(), {}}, {select.getEvaluation(), {}}};
       })
+      // Linear in u for given parameters: u's value is read for the
+      // parameters' cotangents only.
+      .Case([](DiagonalScanOp scan) {
+        return Reads{{scan.getU(),
+                      {scan.getARe(), scan.getAIm(), scan.getBRe(),
+                       scan.getBIm(), scan.getCRe(), scan.getCIm()}}};
+      })
       // Every kind but max is linear in h for a given mask.
       .Case([](PoolOp pool) {
         if (pool.getKind() == mlir::rvnn::PoolKind::max)

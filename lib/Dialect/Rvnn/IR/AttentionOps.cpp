@@ -208,3 +208,39 @@ LogicalResult NeighbourRetrieveOp::verify() {
     return emitOpError(binder.getError());
   return verifyInferredShapes(getOperation());
 }
+
+//===----------------------------------------------------------------------===//
+// DiagonalScanOp
+//===----------------------------------------------------------------------===//
+
+static LogicalResult bindOperands(DimBinder &binder,
+                                  DiagonalScanOp::Adaptor adaptor) {
+  static constexpr StringRef kInput[] = {"N", "S", "D"};
+  static constexpr StringRef kDiagonal[] = {"D", "P"};
+  return bindAll(binder, {{"u", adaptor.getU(), kInput},
+                          {"a_re", adaptor.getARe(), kDiagonal},
+                          {"a_im", adaptor.getAIm(), kDiagonal},
+                          {"b_re", adaptor.getBRe(), kDiagonal},
+                          {"b_im", adaptor.getBIm(), kDiagonal},
+                          {"c_re", adaptor.getCRe(), kDiagonal},
+                          {"c_im", adaptor.getCIm(), kDiagonal},
+                          {"mask", adaptor.getMask(), kSeq}});
+}
+
+LogicalResult DiagonalScanOp::inferReturnTypeComponents(
+    MLIRContext *, std::optional<Location> location,
+    DiagonalScanOp::Adaptor adaptor,
+    SmallVectorImpl<ShapedTypeComponents> &inferred) {
+  static constexpr StringRef kOutput[] = {"N", "S", "D"};
+  DimBinder binder;
+  if (failed(bindOperands(binder, adaptor)))
+    return emitOptionalError(location, binder.getError());
+  return inferFromBinding(binder, kOutput, inferred);
+}
+
+LogicalResult DiagonalScanOp::verify() {
+  DimBinder binder;
+  if (failed(bindOperands(binder, Adaptor(*this))))
+    return emitOpError(binder.getError());
+  return verifyInferredShapes(getOperation());
+}

@@ -618,6 +618,7 @@ def Exec_PairMergeOp : Exec_Kernel<Rvnn_PairMergeOp>;
 def Exec_GeometricAttentionOp : Exec_Kernel<Rvnn_GeometricAttentionOp>;
 def Exec_MaskedAttentionOp : Exec_Kernel<Rvnn_MaskedAttentionOp>;
 def Exec_NeighbourRetrieveOp : Exec_Kernel<Rvnn_NeighbourRetrieveOp>;
+def Exec_DiagonalScanOp : Exec_Kernel<Rvnn_DiagonalScanOp>;
 def Exec_GateOp : Exec_Kernel<Rvnn_GateOp>;
 def Exec_CumaxOp : Exec_Kernel<Rvnn_CumaxOp>;
 def Exec_SoftDepthMixOp : Exec_Kernel<Rvnn_SoftDepthMixOp>;

@@ -133,4 +133,55 @@ def Rvnn_NeighbourRetrieveOp : Rvnn_ShapedOp<"neighbour_retrieve", [Pure]> {
   }];
 }
 
+// Sequence mixing by a linear recurrence. Shared dims: N batch, S sequence
+// length, D channels, P state size per channel.
+
+def Rvnn_DiagonalScanOp : Rvnn_ShapedOp<"diagonal_scan", [Pure]> {
+  let summary = "a diagonal complex linear recurrence over a masked sequence";
+  let description = [{
+    A diagonal linear state-space recurrence (the scan of S4D: Gu et al.,
+    "On the Parameterization and Initialization of Diagonal State Space
+    Models", NeurIPS 2022), run independently per sample `n` and channel
+    `d` on a complex state of `P` entries held as real/imaginary pairs:
+
+    ```
+    x_t = a ⊙ x_{t-1} + b · u_t              (complex, x_{-1} = 0)
+    y_t = Re(Σ_p c_p · x_{t,p})
+    ```
+
+    with `a = a_re + i·a_im`, and `b`, `c` likewise, all `[D, P]`. Steps
+    with `mask_t = 0` do not update the state (`x_t = x_{t-1}`) and output
+    `y_t = 0`. With `reverse`, the scan runs from the last step to the first;
+    for a prefix mask this is the forward scan of each sample's reversed
+    valid prefix, reversed back (the backward direction of a bidirectional
+    layer). `mask` is 0 or 1.
+
+    The op is only the recurrence: a model's discretisation (S4D's bilinear
+    `Ā = (1 + ΔA/2)/(1 − ΔA/2)`, `B̄ = Δ/(1 − ΔA/2)·B`), its skip term
+    `D·u` and any nonlinearity stay in ordinary elementwise ops.
+
+    Operands: `u` is `[N, S, D]`, `a_re`, `a_im`, `b_re`, `b_im`, `c_re`,
+    `c_im` are `[D, P]` and `mask` is `[N, S]`. The result is `[N, S, D]`.
+
+    Example:
+    ```mlir
+    %y = rvnn.diagonal_scan %u, %are, %aim, %bre, %bim, %cre, %cim, %mask
+        {reverse = false}
+        : (tensor<?x?x8xf32>, tensor<8x64xf32>, tensor<8x64xf32>,
+           tensor<8x64xf32>, tensor<8x64xf32>, tensor<8x64xf32>,
+           tensor<8x64xf32>, tensor<?x?xf32>) -> tensor<?x?x8xf32>
+    ```
+  }];
+  let arguments = (ins Rvnn_FloatTensor:$u, Rvnn_FloatTensor:$a_re,
+                       Rvnn_FloatTensor:$a_im, Rvnn_FloatTensor:$b_re,
+                       Rvnn_FloatTensor:$b_im, Rvnn_FloatTensor:$c_re,
+                       Rvnn_FloatTensor:$c_im, Rvnn_FloatTensor:$mask,
+                       DefaultValuedAttr<BoolAttr, "false">:$reverse);
+  let results = (outs Rvnn_FloatTensor:$result);
+  let assemblyFormat = [{
+    $u `,` $a_re `,` $a_im `,` $b_re `,` $b_im `,` $c_re `,` $c_im `,` $mask
+    attr-dict `:` functional-type(operands, results)
+  }];
+}
+
 #endif // RVNN_ATTENTION_OPS_TD
