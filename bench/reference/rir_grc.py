@@ -36,11 +36,12 @@ def encode(p, tokens, mask, training=False, dropout=None, chunk=CHUNK,
     """The outer RIR recursion; `inner(p, items [L, D], mask [L],
     cell_dropout) -> [D]` reduces one chunk (RIR-GRC: `rnn`)."""
     h = leaves(p, tokens, mask, training, dropout)
-    return outer(p, h, mask, _rate(dropout, "cell", training), chunk)
+    return outer(p, h, mask, _rate(dropout, "cell", training), chunk, inner)
 
 
-def outer(p, h, mask, rate_cell, chunk=CHUNK):
-    """The outer recursion from the leaves h [N, S, D] -> the roots [N, D]."""
+def outer(p, h, mask, rate_cell, chunk=CHUNK, inner=rnn):
+    """The outer recursion from the leaves h [N, S, D] -> the roots [N, D],
+    each chunk reduced by `inner`."""
     while h.size(1) > 1:
         length = h.size(1)
         if length >= chunk + chunk // 2:
