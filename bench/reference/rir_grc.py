@@ -11,6 +11,8 @@ item is the last h and its mask the chunk's first mask.
 Evaluation mode (no dropout) by default; `training` and `dropout` as in
 bbt_grc.py. `chunk` (default 30, §8) is the outer chunk size.
 """
+import functools
+
 import torch
 import torch.nn.functional as F
 
@@ -64,12 +66,21 @@ def outer(p, h, mask, rate_cell, chunk=CHUNK, inner=rnn):
     return h[:, 0]
 
 
-def logits(params, inputs, training=False, dropout=None, chunk=CHUNK):
+def encoder_logits(encoder, params, inputs, training=False, dropout=None,
+                   chunk=CHUNK):
+    """The ListOps head over `encoder(params, tokens, mask, training,
+    dropout, chunk)`: shared by the RIR-GRC variants."""
     tokens, mask = inputs
-    root = encode(params, tokens, mask, training, dropout, chunk)
+    root = encoder(params, tokens, mask, training, dropout, chunk)
     return head(params, root, training, dropout)
 
 
-def loss(params, inputs, labels, training=False, dropout=None, chunk=CHUNK):
-    return F.cross_entropy(logits(params, inputs, training, dropout, chunk),
-                           labels)
+def encoder_loss(encoder, params, inputs, labels, training=False,
+                 dropout=None, chunk=CHUNK):
+    return F.cross_entropy(
+        encoder_logits(encoder, params, inputs, training, dropout, chunk),
+        labels)
+
+
+logits = functools.partial(encoder_logits, encode)
+loss = functools.partial(encoder_loss, encode)

@@ -18,13 +18,14 @@ models/rir_grc_s4d.mlir: log Δ = log_dt_centred + ln(0.01),
 Re A = -exp(log_a_re), Im A = S4D-Inv + a_im_offset.
 The outer and inner recursions and the head are rir_grc.py's.
 """
+import functools
 import math
 
 import torch
 import torch.nn.functional as F
 
-from bbt_grc import _rate, head
-from rir_grc import CHUNK, outer
+from bbt_grc import _rate
+from rir_grc import CHUNK, encoder_logits, encoder_loss, outer
 
 D_STATE = 64
 # S4D-Inv: Im A_n = (N/π)(N/(2n+1) - 1), n < N/2.
@@ -81,12 +82,5 @@ def encode(p, tokens, mask, training=False, dropout=None, chunk=CHUNK):
     return outer(p, h, mask, _rate(dropout, "cell", training), chunk)
 
 
-def logits(params, inputs, training=False, dropout=None, chunk=CHUNK):
-    tokens, mask = inputs
-    root = encode(params, tokens, mask, training, dropout, chunk)
-    return head(params, root, training, dropout)
-
-
-def loss(params, inputs, labels, training=False, dropout=None, chunk=CHUNK):
-    return F.cross_entropy(logits(params, inputs, training, dropout, chunk),
-                           labels)
+logits = functools.partial(encoder_logits, encode)
+loss = functools.partial(encoder_loss, encode)

@@ -26,10 +26,9 @@ bool keepFreedHostMemory();
 /// without bound. Call afterStep() between training steps: when the heap's
 /// resident memory exceeds twice the most a step has held at once (what is
 /// live between steps plus the thread's peak growth in the step, jemalloc's
-/// thread.peak) plus kSlackBytes, it purges the
-/// freed pages, which coalesces them; the next step faults its pages in
-/// again once. Without jemalloc (the C library's malloc, sanitizer builds)
-/// it does nothing.
+/// thread.peak) plus kSlackBytes, it purges the freed pages, which
+/// coalesces them; the next step faults its pages in again once. Without
+/// jemalloc (the C library's malloc, sanitizer builds) it does nothing.
 class HostHeapTrimmer {
 public:
   /// Resident memory allowed beyond twice the step peak.

@@ -13,8 +13,9 @@ struct CompilePipelineOptions
                                              "(empty: link nothing)")};
 };
 
-/// link cells -> expand bounded self-recursion -> inline -> infer shapes -> canonicalize -> cse: the model in
-/// the rvnn dialect and upstream ops. Registered as `rvnn-front`.
+/// link cells -> expand bounded self-recursion -> inline -> infer shapes ->
+/// canonicalize -> cse: the model in the rvnn dialect and upstream ops.
+/// Registered as `rvnn-front`.
 void buildFrontPipeline(OpPassManager &pm,
                         const CompilePipelineOptions &options);
 
