@@ -4,6 +4,10 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${RVNN_BUILD_DIR:-$root/build}
+# Paths under the checkout are hashed relative to the build directory, so
+# that a second build directory (scripts/test.sh's runtime-only build) hits
+# the cache entries of the first.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root}
 log=$build.log
 mkdir -p "$build"
 echo "rvnn: configuring and building $build (log: $log)"

@@ -2,15 +2,21 @@
 import os
 import shutil
 import subprocess
+import sys
 
-import lit.formats
 from lit.llvm import llvm_config
 from lit.llvm.subst import ToolSubst
 
+# The test format lives in a module of its own: lit's worker processes
+# unpickle it by name.
+sys.path.insert(0, os.path.dirname(__file__))
+from rvnn_lit_format import ShTestRemovingPassedOutputs
+
 config.name = "RVNN"
-config.test_format = lit.formats.ShTest(not llvm_config.use_lit_shell)
+config.test_format = ShTestRemovingPassedOutputs(not llvm_config.use_lit_shell)
 config.suffixes = [".mlir", ".test"]
-config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py",
+                   "rvnn_lit_format.py", "__pycache__"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.rvnn_obj_root, "test")
 

@@ -1,6 +1,7 @@
 #include "rvnn/Runtime/Train/Checkpoint.h"
 
 #include <algorithm>
+#include <exception>
 #include <filesystem>
 #include <mutex>
 #include <stdexcept>
@@ -151,10 +152,23 @@ void save(const std::string &file, TrainableModel &model,
   archive.write("rng", rng);
 
   AtomicFileWriter writer(file);
+  // The archive's writer ends the zip file in its destructor, which calls
+  // this function again; an exception leaving that destructor would
+  // terminate the process (a full disk aborted training), so the first
+  // write error is kept and rethrown once save_to has returned.
+  std::exception_ptr writeError;
   archive.save_to([&](const void *data, size_t size) {
-    writer.write(data, size);
+    if (!writeError) {
+      try {
+        writer.write(data, size);
+      } catch (const std::exception &) {
+        writeError = std::current_exception();
+      }
+    }
     return size;
   });
+  if (writeError)
+    std::rethrow_exception(writeError);
   writer.commit();
 }
 

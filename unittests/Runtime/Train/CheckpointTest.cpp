@@ -1,8 +1,12 @@
 #include "rvnn/Runtime/Train/Checkpoint.h"
 #include "rvnn/Runtime/Train/Trainer.h"
 
+#include <csignal>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
+
+#include <sys/resource.h>
 
 #include <gtest/gtest.h>
 
@@ -147,6 +151,52 @@ TEST(Checkpoint, FailedWriteKeepsThePreviousCheckpoint) {
   loadCheckpoint(file, loaded.model, loaded.optimiser, loaded.state);
   EXPECT_TRUE(torch::equal(loaded.model.namedParameters()[0].second,
                            Fixture().model.namedParameters()[0].second));
+}
+
+/// Caps the size of files this process writes (RLIMIT_FSIZE) while alive,
+/// with SIGXFSZ ignored, so that a write past the cap fails with EFBIG the
+/// way one on a full disk fails with ENOSPC.
+class FileSizeCap {
+public:
+  explicit FileSizeCap(rlim_t bytes) {
+    EXPECT_EQ(::getrlimit(RLIMIT_FSIZE, &saved_), 0);
+    previousHandler_ = std::signal(SIGXFSZ, SIG_IGN);
+    rlimit capped = saved_;
+    capped.rlim_cur = bytes;
+    EXPECT_EQ(::setrlimit(RLIMIT_FSIZE, &capped), 0);
+  }
+  ~FileSizeCap() {
+    ::setrlimit(RLIMIT_FSIZE, &saved_);
+    std::signal(SIGXFSZ, previousHandler_);
+  }
+
+private:
+  rlimit saved_{};
+  void (*previousHandler_)(int) = nullptr;
+};
+
+// A write that fails in the middle of the archive (a full disk) is an error
+// naming the file, not an abort from the archive writer's destructor, and
+// leaves the previous checkpoint and no temporary file.
+TEST(Checkpoint, WriteErrorMidArchiveIsAnError) {
+  TempDir dir;
+  const std::string file = dir / "last.pt";
+  Fixture saved(/*dim=*/64);
+  saveCheckpoint(file, saved.model, saved.optimiser, saved.state);
+  const std::string before = readBytes(file);
+  ASSERT_GT(before.size(), 4096u);
+
+  std::string message;
+  {
+    FileSizeCap cap(before.size() / 2);
+    message = messageOf([&] {
+      saveCheckpoint(file, saved.model, saved.optimiser, saved.state);
+    });
+  }
+  expectContains(message, "cannot write " + file);
+  expectContains(message, std::strerror(EFBIG));
+  EXPECT_EQ(readBytes(file), before);
+  EXPECT_FALSE(std::filesystem::exists(file + ".tmp"));
 }
 
 TEST(Checkpoint, WrongShapeNamesTheParameter) {
