@@ -72,8 +72,8 @@ Tensor lhsGrad(const Tensor &dy, const Tensor &rhsTransposed) {
 }
 
 /// y = lhs · op(rhs) + bias + accumulator, op(rhs) = rhsᵀ with transpose_rhs.
-/// Covers a 2-D rhs under any lhs of rank >= 2 (the linear layer) and
-/// batched 3-D products; vector products take the autograd rule.
+/// Covers a 2-D rhs under any lhs of rank >= 2 (the linear layer), batched
+/// 3-D products and a vector rhs (a scorer's weights, y = lhs·rhs).
 std::optional<std::vector<Tensor>>
 gemmRule(Executor &, const PlanOp &op, const Frame &frame,
          const std::vector<Tensor> &cotangents,
@@ -82,18 +82,23 @@ gemmRule(Executor &, const PlanOp &op, const Frame &frame,
   const Tensor lhs = frame.tensor(op, Gemm::operand::lhs);
   const Tensor rhs = frame.tensor(op, Gemm::operand::rhs);
   const bool transposed = hasAttr(op, Gemm::attr::transpose_rhs);
+  const bool vectorRhs = rhs.dim() == 1 && lhs.dim() >= 2;
   const bool matrixRhs = rhs.dim() == 2 && lhs.dim() >= 2;
   const bool batched = rhs.dim() == 3 && lhs.dim() == 3;
-  if (!matrixRhs && !batched)
+  if (!vectorRhs && !matrixRhs && !batched)
     return std::nullopt;
   const Tensor &dy = cotangents.at(0);
   std::vector<Tensor> grads(op.operands.size());
   if (wanted[Gemm::operand::lhs])
     grads[Gemm::operand::lhs] =
-        lhsGrad(dy, transposed ? rhs : rhs.transpose(-2, -1))
+        (vectorRhs ? dy.unsqueeze(-1) * rhs
+                   : lhsGrad(dy, transposed ? rhs : rhs.transpose(-2, -1)))
             .sum_to_size(lhs.sizes());
   if (wanted[Gemm::operand::rhs]) {
-    if (matrixRhs) {
+    if (vectorRhs) {
+      grads[Gemm::operand::rhs] =
+          lhs.reshape({-1, lhs.size(-1)}).t().mv(dy.reshape({-1}));
+    } else if (matrixRhs) {
       // Every leading dim of lhs is a row of one [rows, K] · [K, N] product.
       Tensor lhsRows = lhs.reshape({-1, lhs.size(-1)});
       Tensor dyRows = dy.reshape({-1, dy.size(-1)});
@@ -357,22 +362,23 @@ maskedSoftmaxRule(Executor &, const PlanOp &op, const Frame &frame,
   return grads;
 }
 
-/// neighbour_retrieve's kernel backward; mask, being data, has no rule.
+/// neighbour_retrieve's kernel backward (the mask's cotangent too where it
+/// is wanted: RIR-CRvNN's chunk masks).
 std::optional<std::vector<Tensor>>
 neighbourRetrieveRule(Executor &, const PlanOp &op, const Frame &frame,
                       const std::vector<Tensor> &cotangents,
                       const std::vector<bool> &wanted) {
   using NeighbourRetrieve = exec::NeighbourRetrieveOp;
-  if (wanted[NeighbourRetrieve::operand::mask])
-    return std::nullopt;
-  std::optional<Tensor> dExist = ops::neighbourRetrieveBackward(
+  auto operandGrads = ops::neighbourRetrieveBackward(
       frame.tensor(op, NeighbourRetrieve::operand::exist),
       frame.tensor(op, NeighbourRetrieve::operand::mask),
-      neighbourDirection(op), cotangents.at(0));
-  if (!dExist)
+      neighbourDirection(op), cotangents.at(0),
+      wanted[NeighbourRetrieve::operand::mask]);
+  if (!operandGrads)
     return std::nullopt;
   std::vector<Tensor> grads(op.operands.size());
-  grads[NeighbourRetrieve::operand::exist] = *dExist;
+  grads[NeighbourRetrieve::operand::exist] = operandGrads->first;
+  grads[NeighbourRetrieve::operand::mask] = operandGrads->second;
   return grads;
 }
 
@@ -418,6 +424,86 @@ diagonalScanRule(Executor &, const PlanOp &op, const Frame &frame,
   return grads;
 }
 
+/// embedding's table cotangent: the rows' cotangents summed into the rows
+/// they were read from (the table is read for its row count only).
+std::optional<std::vector<Tensor>>
+embeddingRule(Executor &, const PlanOp &op, const Frame &frame,
+              const std::vector<Tensor> &cotangents,
+              const std::vector<bool> &) {
+  using Embedding = exec::EmbeddingOp;
+  std::vector<Tensor> grads(op.operands.size());
+  grads[Embedding::operand::table] = at::embedding_dense_backward(
+      cotangents.at(0), frame.tensor(op, Embedding::operand::ids),
+      frame.tensor(op, Embedding::operand::table).size(0),
+      /*padding_idx=*/-1, /*scale_grad_by_freq=*/false);
+  return grads;
+}
+
+/// beam_marginalize's backward through its softmax over the beams.
+std::optional<std::vector<Tensor>>
+beamMarginalizeRule(Executor &, const PlanOp &op, const Frame &frame,
+                    const std::vector<Tensor> &cotangents,
+                    const std::vector<bool> &wanted) {
+  using BeamMarginalize = exec::BeamMarginalizeOp;
+  return ops::beamMarginalizeBackward(
+      frame.tensor(op, BeamMarginalize::operand::roots),
+      frame.tensor(op, BeamMarginalize::operand::accu),
+      frame.tensor(op, BeamMarginalize::operand::beam_mask), cotangents.at(0),
+      wanted[BeamMarginalize::operand::beam_mask]);
+}
+
+/// geometric_attention's fused kernel backward (after its forward, as the
+/// autograd rule would run it, but with no graph); mask, being data, has no
+/// rule.
+std::optional<std::vector<Tensor>>
+geometricAttentionRule(Executor &, const PlanOp &op, const Frame &frame,
+                       const std::vector<Tensor> &cotangents,
+                       const std::vector<bool> &wanted) {
+  using GeometricAttention = exec::GeometricAttentionOp;
+  if (wanted[GeometricAttention::operand::mask])
+    return std::nullopt;
+  auto tensor = [&](size_t operand) { return frame.tensor(op, operand); };
+  return ops::geometricAttentionBackward(
+      tensor(GeometricAttention::operand::q),
+      tensor(GeometricAttention::operand::k),
+      tensor(GeometricAttention::operand::v),
+      tensor(GeometricAttention::operand::back),
+      tensor(GeometricAttention::operand::front),
+      tensor(GeometricAttention::operand::mask),
+      tensor(GeometricAttention::operand::scale),
+      tensor(GeometricAttention::operand::bias),
+      attrAs<bool>(op, GeometricAttention::attr::normalize), cotangents.at(0));
+}
+
+/// masked_attention's backward (the weights recomputed); mask, being data,
+/// has no rule.
+std::optional<std::vector<Tensor>>
+maskedAttentionRule(Executor &, const PlanOp &op, const Frame &frame,
+                    const std::vector<Tensor> &cotangents,
+                    const std::vector<bool> &wanted) {
+  using MaskedAttention = exec::MaskedAttentionOp;
+  if (wanted[MaskedAttention::operand::mask])
+    return std::nullopt;
+  std::vector<Tensor> grads = ops::maskedAttentionBackward(
+      frame.tensor(op, MaskedAttention::operand::q),
+      frame.tensor(op, MaskedAttention::operand::k),
+      frame.tensor(op, MaskedAttention::operand::v),
+      frame.tensor(op, MaskedAttention::operand::mask),
+      attrAs<bool>(op, MaskedAttention::attr::causal), cotangents.at(0));
+  grads.resize(op.operands.size());
+  return grads;
+}
+
+/// cumax's backward: the reverse cumulative sum, then the softmax's.
+std::optional<std::vector<Tensor>>
+cumaxRule(Executor &, const PlanOp &op, const Frame &frame,
+          const std::vector<Tensor> &cotangents, const std::vector<bool> &) {
+  using Cumax = exec::CumaxOp;
+  return std::vector<Tensor>{ops::cumaxBackward(
+      frame.tensor(op, Cumax::operand::x),
+      attrAs<int64_t>(op, Cumax::attr::dim), cotangents.at(0))};
+}
+
 const std::map<std::string_view, FastRule> &fastRules() {
   static const std::map<std::string_view, FastRule> rules = {
       {exec::DispatchOp::name, dispatchRule},
@@ -438,6 +524,11 @@ const std::map<std::string_view, FastRule> &fastRules() {
       {exec::MaskedSoftmaxOp::name, maskedSoftmaxRule},
       {exec::NeighbourRetrieveOp::name, neighbourRetrieveRule},
       {exec::DiagonalScanOp::name, diagonalScanRule},
+      {exec::EmbeddingOp::name, embeddingRule},
+      {exec::BeamMarginalizeOp::name, beamMarginalizeRule},
+      {exec::GeometricAttentionOp::name, geometricAttentionRule},
+      {exec::MaskedAttentionOp::name, maskedAttentionRule},
+      {exec::CumaxOp::name, cumaxRule},
   };
   return rules;
 }

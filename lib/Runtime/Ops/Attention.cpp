@@ -25,19 +25,42 @@ torch::Tensor padKeys(const torch::Tensor &mask) {
   return (mask == 0).view({mask.size(0), 1, 1, mask.size(1)});
 }
 
-} // namespace
+/// sqrt(Dh), which the scores are divided by.
+double scoreDivisor(const torch::Tensor &q) {
+  return std::sqrt(static_cast<double>(q.size(-1)));
+}
 
-torch::Tensor maskedAttention(const torch::Tensor &q, const torch::Tensor &k,
-                              const torch::Tensor &v, const torch::Tensor &mask,
-                              bool causal) {
-  auto scores = at::matmul(q, k.transpose(-1, -2)) /
-                std::sqrt(static_cast<double>(q.size(-1)));
+/// masked_attention's weights softmax(q·kᵀ/sqrt(Dh)) over the keys allowed.
+torch::Tensor attentionWeights(const torch::Tensor &q, const torch::Tensor &k,
+                               const torch::Tensor &mask, bool causal) {
+  auto scores = at::matmul(q, k.transpose(-1, -2)) / scoreDivisor(q);
   auto blocked = padKeys(mask);
   if (causal) {
     auto [i, j] = positions(q.size(2), q.device());
     blocked = blocked | (j > i);
   }
-  return at::matmul(at::softmax(scores.masked_fill(blocked, kNegInf), -1), v);
+  return at::softmax(scores.masked_fill(blocked, kNegInf), -1);
+}
+
+} // namespace
+
+torch::Tensor maskedAttention(const torch::Tensor &q, const torch::Tensor &k,
+                              const torch::Tensor &v, const torch::Tensor &mask,
+                              bool causal) {
+  return at::matmul(attentionWeights(q, k, mask, causal), v);
+}
+
+std::vector<torch::Tensor>
+maskedAttentionBackward(const torch::Tensor &q, const torch::Tensor &k,
+                        const torch::Tensor &v, const torch::Tensor &mask,
+                        bool causal, const torch::Tensor &dOut) {
+  const torch::Tensor weights = attentionWeights(q, k, mask, causal);
+  const torch::Tensor dScores =
+      at::_softmax_backward_data(at::matmul(dOut, v.transpose(-1, -2)), weights,
+                                 -1, weights.scalar_type()) /
+      scoreDivisor(q);
+  return {at::matmul(dScores, k), at::matmul(dScores.transpose(-1, -2), q),
+          at::matmul(weights.transpose(-1, -2), dOut)};
 }
 
 namespace {
@@ -80,17 +103,19 @@ torch::Tensor neighbourRetrieveReference(const torch::Tensor &exist,
   return rightNeighbours(exist.flip({1}), mask.flip({1})).flip({1, 2});
 }
 
-std::optional<torch::Tensor>
+std::optional<std::pair<torch::Tensor, torch::Tensor>>
 neighbourRetrieveBackward(const torch::Tensor &exist, const torch::Tensor &mask,
-                          Direction direction, const torch::Tensor &dy) {
+                          Direction direction, const torch::Tensor &dy,
+                          bool maskWanted) {
   if (!neighbourRetrieveCpuTakes(exist, mask) ||
       dy.scalar_type() != exist.scalar_type())
     return std::nullopt;
   if (direction == Direction::Right)
-    return rightNeighboursCpuBackward(exist, mask, dy);
-  return rightNeighboursCpuBackward(exist.flip({1}), mask.flip({1}),
-                                    dy.flip({1, 2}))
-      .flip({1});
+    return rightNeighboursCpuBackward(exist, mask, dy, maskWanted);
+  auto [gradExist, gradMask] = rightNeighboursCpuBackward(
+      exist.flip({1}), mask.flip({1}), dy.flip({1, 2}), maskWanted);
+  return std::pair{gradExist.flip({1}),
+                   maskWanted ? gradMask.flip({1}) : gradMask};
 }
 
 } // namespace rvnn::runtime::ops

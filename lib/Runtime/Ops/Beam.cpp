@@ -206,11 +206,36 @@ torch::Tensor beamAlign(const torch::Tensor &accu,
   return at::cat({top, drawn}, 1);
 }
 
+namespace {
+
+constexpr double kPadBeamLogit = -999999.0;
+
+torch::Tensor marginalWeights(const torch::Tensor &accu,
+                              const torch::Tensor &beamMask) {
+  return at::softmax(beamMask * accu + (1 - beamMask) * kPadBeamLogit, 1);
+}
+
+} // namespace
+
 torch::Tensor beamMarginalize(const torch::Tensor &roots,
                               const torch::Tensor &accu,
                               const torch::Tensor &beamMask) {
-  auto weights = at::softmax(beamMask * accu + (1 - beamMask) * -999999.0, 1);
-  return (weights.unsqueeze(-1) * roots).sum(1);
+  return (marginalWeights(accu, beamMask).unsqueeze(-1) * roots).sum(1);
+}
+
+std::vector<torch::Tensor>
+beamMarginalizeBackward(const torch::Tensor &roots, const torch::Tensor &accu,
+                        const torch::Tensor &beamMask, const torch::Tensor &dy,
+                        bool maskWanted) {
+  const torch::Tensor weights = marginalWeights(accu, beamMask);
+  // d w_b = <roots_b, dy>, then back through the softmax to its logits
+  // mask·accu + (1 - mask)·pad.
+  const torch::Tensor dWeights =
+      at::matmul(roots, dy.unsqueeze(-1)).squeeze(-1);
+  const torch::Tensor dLogits =
+      at::_softmax_backward_data(dWeights, weights, 1, weights.scalar_type());
+  return {weights.unsqueeze(-1) * dy.unsqueeze(1), dLogits * beamMask,
+          maskWanted ? dLogits * (accu - kPadBeamLogit) : torch::Tensor()};
 }
 
 } // namespace rvnn::runtime::ops

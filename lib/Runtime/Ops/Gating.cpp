@@ -47,6 +47,15 @@ torch::Tensor cumax(const torch::Tensor &x, int64_t dim) {
   return at::softmax(x, dim).cumsum(dim);
 }
 
+torch::Tensor cumaxBackward(const torch::Tensor &x, int64_t dim,
+                            const torch::Tensor &dy) {
+  const torch::Tensor probs = at::softmax(x, dim);
+  // A cumulative sum's cotangent is the reverse cumulative sum: entry k
+  // reaches every output at or after k.
+  const torch::Tensor dProbs = dy.flip(dim).cumsum(dim).flip(dim);
+  return at::_softmax_backward_data(dProbs, probs, dim, probs.scalar_type());
+}
+
 torch::Tensor softDepthMix(const torch::Tensor &alpha,
                            const torch::Tensor &deep,
                            const torch::Tensor &shallow) {

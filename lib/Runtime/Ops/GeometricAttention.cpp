@@ -157,6 +157,76 @@ Weights weights(const Operands &o) {
   return w;
 }
 
+/// The cotangents of q, k, v, back, front, mask (none: data), scale and bias
+/// for the output's cotangent `dOut`, from the forward's weights `w`.
+std::vector<Tensor> backwardFrom(const Operands &o, Weights w,
+                                 const Tensor &scale, const Tensor &bias,
+                                 const Tensor &dOutput) {
+  const Tensor dOut = dOutput.contiguous();
+  Tensor dv = at::matmul(w.attention.transpose(-1, -2), dOut);
+  Tensor dA = at::matmul(dOut, o.v.transpose(-1, -2));
+  if (o.normalize) {
+    // Back through A / max(ΣA, floor): the stored weights are normalised.
+    Tensor norm = w.sums.clamp_min(kNormFloor);
+    Tensor dSum = -(dA * w.attention).sum(-1, true, at::kDouble) / norm *
+                  (w.sums >= kNormFloor);
+    w.attention.mul_(norm.to(w.qk.scalar_type()));
+    dA = dA / norm.to(dA.scalar_type()) + dSum.to(dA.scalar_type());
+  }
+  // d log A = dA·A; it reaches log P directly and log(1 - P_k) through the
+  // prefix sums: d log(1 - P_k) = Σ_{t > k} dPrefix[t].
+  Tensor dLogA = (dA * w.attention).contiguous();
+  Tensor dLogNotP = at::empty_like(dLogA);
+  const int64_t s = o.length;
+  AT_DISPATCH_FLOATING_TYPES(w.qk.scalar_type(), "geometric_prefix_grad", [&] {
+    const scalar_t *dE = dLogA.data_ptr<scalar_t>();
+    scalar_t *dlq = dLogNotP.data_ptr<scalar_t>();
+    forEachRow<scalar_t>(
+        o, [&](const Row<scalar_t> &r, int64_t row, double *dPrefix) {
+          std::fill(dPrefix, dPrefix + s + 1, 0.0);
+          for (int64_t j = 0; j < s; ++j) {
+            const Closer c = closer(r.i, j, s);
+            dPrefix[c.hi + 1] += dE[row * s + j];
+            dPrefix[c.lo + 1] -= dE[row * s + j];
+          }
+          double suffix = 0;
+          for (int64_t j = s - 1; j >= 0; --j) {
+            suffix += dPrefix[j + 1];
+            dlq[row * s + j] = scalar_t(suffix);
+          }
+        });
+  });
+  // d/dl log σ(l) = σ(-l) = exp(log(1 - P)); d/dl log σ(-l) = -σ(l) =
+  // -exp(log P). Blocked entries have A = 0 and σ(l) = 0: no gradient.
+  Tensor dLogits = dLogA * w.logNotP.exp() - dLogNotP * w.logP.exp();
+  Tensor dFront = at::empty_like(o.front), dBack = at::empty_like(o.back);
+  AT_DISPATCH_FLOATING_TYPES(w.qk.scalar_type(), "geometric_side_grad", [&] {
+    const scalar_t *dl = dLogits.data_ptr<scalar_t>();
+    scalar_t *front = dFront.data_ptr<scalar_t>();
+    scalar_t *back = dBack.data_ptr<scalar_t>();
+    forEachRow<scalar_t>(o, [&](const Row<scalar_t> &r, int64_t row, double *) {
+      double before = 0, after = 0;
+      for (int64_t j = 0; j < r.i; ++j)
+        before += dl[row * s + j];
+      for (int64_t j = r.i + 1; j < s; ++j)
+        after += dl[row * s + j];
+      back[row] = scalar_t(before);
+      front[row] = scalar_t(after);
+    });
+  });
+  Tensor dScale = (dLogits * w.qk).sum(at::kDouble);
+  Tensor dBias = dLogits.sum(at::kDouble);
+  Tensor dScores = dLogits.mul_(o.scale);
+  return {at::matmul(dScores, o.k),
+          at::matmul(dScores.transpose(-1, -2), o.q),
+          dv,
+          dBack,
+          dFront,
+          Tensor(),
+          dScale.to(scale.scalar_type()).reshape(scale.sizes()),
+          dBias.to(bias.scalar_type()).reshape(bias.sizes())};
+}
+
 class GeometricAttentionFunction
     : public torch::autograd::Function<GeometricAttentionFunction> {
 public:
@@ -178,86 +248,23 @@ public:
   backward(torch::autograd::AutogradContext *ctx,
            torch::autograd::variable_list grads) {
     auto saved = ctx->get_saved_variables();
-    const Tensor &q = saved[0], &k = saved[1], &v = saved[2];
-    const Tensor &scale = saved[6], &bias = saved[7];
-    const bool normalize = ctx->saved_data["normalize"].toBool();
+    const Tensor &q = saved[0], &scale = saved[6], &bias = saved[7];
     Operands o{q,
-               k,
-               v,
+               saved[1],
+               saved[2],
                saved[3],
                saved[4],
                saved[5],
                scale.item<double>(),
                bias.item<double>(),
                q.size(2),
-               normalize};
+               ctx->saved_data["normalize"].toBool()};
+    // backwardFrom scales the weights in place.
     Weights w{saved[8], saved[9], saved[10], saved[11].clone(), saved[12]};
-    const Tensor dOut = grads[0].contiguous();
-    Tensor dv = at::matmul(w.attention.transpose(-1, -2), dOut);
-    Tensor dA = at::matmul(dOut, o.v.transpose(-1, -2));
-    if (o.normalize) {
-      // Back through A / max(ΣA, floor): the stored weights are normalised.
-      Tensor norm = w.sums.clamp_min(kNormFloor);
-      Tensor dSum = -(dA * w.attention).sum(-1, true, at::kDouble) / norm *
-                    (w.sums >= kNormFloor);
-      w.attention.mul_(norm.to(w.qk.scalar_type()));
-      dA = dA / norm.to(dA.scalar_type()) + dSum.to(dA.scalar_type());
-    }
-    // d log A = dA·A; it reaches log P directly and log(1 - P_k) through the
-    // prefix sums: d log(1 - P_k) = Σ_{t > k} dPrefix[t].
-    Tensor dLogA = (dA * w.attention).contiguous();
-    Tensor dLogNotP = at::empty_like(dLogA);
-    const int64_t s = o.length;
-    AT_DISPATCH_FLOATING_TYPES(
-        w.qk.scalar_type(), "geometric_prefix_grad", [&] {
-          const scalar_t *dE = dLogA.data_ptr<scalar_t>();
-          scalar_t *dlq = dLogNotP.data_ptr<scalar_t>();
-          forEachRow<scalar_t>(
-              o, [&](const Row<scalar_t> &r, int64_t row, double *dPrefix) {
-                std::fill(dPrefix, dPrefix + s + 1, 0.0);
-                for (int64_t j = 0; j < s; ++j) {
-                  const Closer c = closer(r.i, j, s);
-                  dPrefix[c.hi + 1] += dE[row * s + j];
-                  dPrefix[c.lo + 1] -= dE[row * s + j];
-                }
-                double suffix = 0;
-                for (int64_t j = s - 1; j >= 0; --j) {
-                  suffix += dPrefix[j + 1];
-                  dlq[row * s + j] = scalar_t(suffix);
-                }
-              });
-        });
-    // d/dl log σ(l) = σ(-l) = exp(log(1 - P)); d/dl log σ(-l) = -σ(l) =
-    // -exp(log P). Blocked entries have A = 0 and σ(l) = 0: no gradient.
-    Tensor dLogits = dLogA * w.logNotP.exp() - dLogNotP * w.logP.exp();
-    Tensor dFront = at::empty_like(o.front), dBack = at::empty_like(o.back);
-    AT_DISPATCH_FLOATING_TYPES(w.qk.scalar_type(), "geometric_side_grad", [&] {
-      const scalar_t *dl = dLogits.data_ptr<scalar_t>();
-      scalar_t *front = dFront.data_ptr<scalar_t>();
-      scalar_t *back = dBack.data_ptr<scalar_t>();
-      forEachRow<scalar_t>(o,
-                           [&](const Row<scalar_t> &r, int64_t row, double *) {
-                             double before = 0, after = 0;
-                             for (int64_t j = 0; j < r.i; ++j)
-                               before += dl[row * s + j];
-                             for (int64_t j = r.i + 1; j < s; ++j)
-                               after += dl[row * s + j];
-                             back[row] = scalar_t(before);
-                             front[row] = scalar_t(after);
-                           });
-    });
-    Tensor dScale = (dLogits * w.qk).sum(at::kDouble);
-    Tensor dBias = dLogits.sum(at::kDouble);
-    Tensor dScores = dLogits.mul_(o.scale);
-    return {at::matmul(dScores, o.k),
-            at::matmul(dScores.transpose(-1, -2), o.q),
-            dv,
-            dBack,
-            dFront,
-            Tensor(),
-            dScale.to(scale.scalar_type()).reshape(scale.sizes()),
-            dBias.to(bias.scalar_type()).reshape(bias.sizes()),
-            Tensor()};
+    torch::autograd::variable_list operandGrads =
+        backwardFrom(o, std::move(w), scale, bias, grads[0]);
+    operandGrads.push_back(Tensor()); // normalize
+    return operandGrads;
   }
 };
 
@@ -327,6 +334,18 @@ Tensor geometricAttention(const Tensor &q, const Tensor &k, const Tensor &v,
                                        normalize);
   return GeometricAttentionFunction::apply(q, k, v, back, front, mask, scale,
                                            bias, normalize);
+}
+
+std::optional<std::vector<Tensor>> geometricAttentionBackward(
+    const Tensor &q, const Tensor &k, const Tensor &v, const Tensor &back,
+    const Tensor &front, const Tensor &mask, const Tensor &scale,
+    const Tensor &bias, bool normalize, const Tensor &dOut) {
+  if (!fusedKernelTakes({&q, &k, &v, &back, &front, &scale, &bias, &dOut}) ||
+      !mask.device().is_cpu())
+    return std::nullopt;
+  Operands o = operands(q, k, v, back, front, mask, scale, bias, normalize);
+  Weights w = weights(o);
+  return backwardFrom(o, std::move(w), scale, bias, dOut);
 }
 
 } // namespace rvnn::runtime::ops

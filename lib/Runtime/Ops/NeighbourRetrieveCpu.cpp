@@ -7,8 +7,10 @@
 //   R_ij = m_i·(w_j                      if C_ij <= 1   (branch A)
 //               max(0, 1 - C_{i,j-1})    otherwise      (branch B)).
 // Backward, g_ij = m_i·dR_ij: dw_j = g_ij·[A_ij] - Σ_{k>j} g_ik·[B⁺_ik] with
-// B⁺ where 1 - C_{i,k-1} >= 0 (clamp's subgradient, as ATen passes it), and
-// de_j = Σ_i dw_ij·m_j·[j > i].
+// B⁺ where 1 - C_{i,k-1} >= 0 (clamp's subgradient, as ATen passes it),
+// de_j = Σ_i dw_ij·m_j·[j > i], and the mask's (when it has one: RIR-CRvNN's
+// chunk masks) dm_j = Σ_i dw_ij·e_j·[j > i] + Σ_k dR_jk·R_jk/m_j, the second
+// term from the row's own factor m_j.
 #include "NeighbourRetrieveCpu.h"
 
 #include "rvnn/Runtime/Ops/Attention.h"
@@ -17,6 +19,8 @@
 #include <ATen/Parallel.h>
 #include <torch/autograd.h>
 
+#include <algorithm>
+#include <utility>
 #include <vector>
 
 namespace rvnn::runtime::ops {
@@ -67,26 +71,51 @@ void forwardSamples(const T *exist, const T *mask, int64_t samples,
   });
 }
 
+/// Σ_{j>i} dR_ij·R_ij/m_i: row i's cotangent of its own mask factor.
+template <typename T>
+T rowFactorGrad(const T *exist, const T *mask, const T *g, int64_t length,
+                int64_t i, const std::vector<Entry> &entries) {
+  T sum = 0;
+  for (int64_t j = i + 1; j < length; ++j) {
+    const T value = entries[j].takesWeight
+                        ? exist[j] * mask[j]
+                        : std::max(T(entries[j].remainder), T(0));
+    sum += g[j] * value;
+  }
+  return sum;
+}
+
+/// The cotangents of exist and, when `gradMask` is not null, of mask.
 template <typename T>
 void backwardSamples(const T *exist, const T *mask, const T *grad,
-                     int64_t samples, int64_t length, T *gradExist) {
+                     int64_t samples, int64_t length, T *gradExist,
+                     T *gradMask) {
   at::parallel_for(0, samples, 1, [&](int64_t begin, int64_t end) {
     std::vector<Entry> entries(length);
     for (int64_t n = begin; n < end; ++n) {
       const T *e = exist + n * length, *m = mask + n * length;
       T *de = gradExist + n * length;
+      T *dm = gradMask ? gradMask + n * length : nullptr;
       std::fill(de, de + length, T(0));
+      if (dm)
+        std::fill(dm, dm + length, T(0));
       for (int64_t i = 0; i < length; ++i) {
-        if (m[i] == T(0))
+        if (m[i] == T(0) && !dm)
           continue;
         sweepRow<T>(e, m, length, i, entries, nullptr);
         const T *g = grad + (n * length + i) * length;
+        if (dm)
+          dm[i] += rowFactorGrad(e, m, g, length, i, entries);
+        if (m[i] == T(0))
+          continue;
         // Σ_{k>j} g_ik·[B⁺_ik], from the right.
         T suffix = 0;
         for (int64_t j = length - 1; j > i; --j) {
           const T gij = m[i] * g[j];
           const T dw = (entries[j].takesWeight ? gij : T(0)) - suffix;
           de[j] += dw * m[j];
+          if (dm)
+            dm[j] += dw * e[j];
           if (!entries[j].takesWeight && entries[j].remainder >= 0)
             suffix += gij;
         }
@@ -117,21 +146,18 @@ struct RightNeighboursFunction
                                 variable_list grads) {
     const auto saved = ctx->get_saved_variables();
     const Tensor &exist = saved[0], &mask = saved[1];
-    // A recorded backward (create_graph), or mask's cotangent, takes the
-    // differentiable ATen composition. It is recomputed with grad mode on: a
-    // plain backward runs with it off (e.g. this op in a loop nested in a
-    // loop that runs on ATen autograd, RIR-CRvNN, whose mask needs a
-    // cotangent), and the recomputation must still have a graph.
-    if (at::GradMode::is_enabled() || ctx->needs_input_grad(1)) {
-      const bool record = at::GradMode::is_enabled();
-      torch::AutoGradMode enableGrad(true);
+    // A recorded backward (create_graph) takes the differentiable ATen
+    // composition, recomputed with grad mode on.
+    if (at::GradMode::is_enabled()) {
       Tensor out = neighbourRetrieveReference(exist, mask, Direction::Right);
       return torch::autograd::grad({out}, {exist, mask}, {grads[0]},
                                    /*retain_graph=*/true,
-                                   /*create_graph=*/record,
+                                   /*create_graph=*/true,
                                    /*allow_unused=*/true);
     }
-    return {rightNeighboursCpuBackward(exist, mask, grads[0]), Tensor()};
+    auto [gradExist, gradMask] = rightNeighboursCpuBackward(
+        exist, mask, grads[0], ctx->needs_input_grad(1));
+    return {gradExist, gradMask};
   }
 };
 
@@ -149,19 +175,23 @@ Tensor rightNeighboursCpu(const Tensor &exist, const Tensor &mask) {
   return RightNeighboursFunction::apply(exist, mask);
 }
 
-Tensor rightNeighboursCpuBackward(const Tensor &exist, const Tensor &mask,
-                                  const Tensor &dy) {
+std::pair<Tensor, Tensor> rightNeighboursCpuBackward(const Tensor &exist,
+                                                     const Tensor &mask,
+                                                     const Tensor &dy,
+                                                     bool maskWanted) {
   const Tensor e = exist.contiguous(), m = mask.contiguous(),
                grad = dy.contiguous();
   Tensor gradExist = at::empty_like(e);
+  Tensor gradMask = maskWanted ? at::empty_like(m) : Tensor();
   AT_DISPATCH_FLOATING_TYPES(
       e.scalar_type(), "neighbour_retrieve_cpu_grad", [&] {
-        backwardSamples<scalar_t>(e.data_ptr<scalar_t>(),
-                                  m.data_ptr<scalar_t>(),
-                                  grad.data_ptr<scalar_t>(), e.size(0),
-                                  e.size(1), gradExist.data_ptr<scalar_t>());
+        backwardSamples<scalar_t>(
+            e.data_ptr<scalar_t>(), m.data_ptr<scalar_t>(),
+            grad.data_ptr<scalar_t>(), e.size(0), e.size(1),
+            gradExist.data_ptr<scalar_t>(),
+            maskWanted ? gradMask.data_ptr<scalar_t>() : nullptr);
       });
-  return gradExist;
+  return {gradExist, gradMask};
 }
 
 } // namespace rvnn::runtime::ops

@@ -2,6 +2,8 @@
 #ifndef RVNN_LIB_RUNTIME_OPS_NEIGHBOURRETRIEVECPU_H
 #define RVNN_LIB_RUNTIME_OPS_NEIGHBOURRETRIEVECPU_H
 
+#include <utility>
+
 #include <torch/types.h>
 
 namespace rvnn::runtime::ops {
@@ -17,11 +19,12 @@ bool neighbourRetrieveCpuTakes(const torch::Tensor &exist,
 torch::Tensor rightNeighboursCpu(const torch::Tensor &exist,
                                  const torch::Tensor &mask);
 
-/// The cotangent of `exist` for the result's cotangent `dy`, without an
-/// autograd graph (`mask` is data: it gets none).
-torch::Tensor rightNeighboursCpuBackward(const torch::Tensor &exist,
-                                         const torch::Tensor &mask,
-                                         const torch::Tensor &dy);
+/// The cotangents of `exist` and, when `maskWanted` (undefined otherwise),
+/// of `mask` for the result's cotangent `dy`, without an autograd graph.
+std::pair<torch::Tensor, torch::Tensor>
+rightNeighboursCpuBackward(const torch::Tensor &exist,
+                           const torch::Tensor &mask, const torch::Tensor &dy,
+                           bool maskWanted);
 
 } // namespace rvnn::runtime::ops
 

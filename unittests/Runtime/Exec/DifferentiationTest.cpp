@@ -689,6 +689,27 @@ TEST(Vjp, GemmRulesMatchAutograd) {
                                 {uniformDoubles({2, 3, 4}, -1, 1, 27),
                                  uniformDoubles({1, 4, 5}, -1, 1, 28)},
                                 uniformDoubles({2, 3, 5}, -1, 1, 29));
+  // A vector rhs (RIR-EBT-GRC's scorer) with a scalar bias and an
+  // accumulator, on 2-D and 3-D lhs.
+  expectFastRuleMatchesAutograd(
+      {str(exec::GemmOp::name),
+       {f64({6, 3}), f64({3}), f64({}), f64({6})},
+       {0, 1, 2, 3},
+       {{"operandSegmentSizes", {1, 1, 1, 1}}},
+       f64({6}),
+       {0, 1, 2, 3}},
+      {uniformDoubles({6, 3}, -1, 1, 32), uniformDoubles({3}, -1, 1, 33),
+       uniformDoubles({}, -1, 1, 34), uniformDoubles({6}, -1, 1, 35)},
+      uniformDoubles({6}, -1, 1, 36));
+  expectFastRuleMatchesAutograd(
+      {str(exec::GemmOp::name),
+       {f64({2, 5, 3}), f64({3})},
+       {0, 1},
+       {{"operandSegmentSizes", {1, 1, 0, 0}}},
+       f64({2, 5}),
+       {0, 1}},
+      {uniformDoubles({2, 5, 3}, -1, 1, 37), uniformDoubles({3}, -1, 1, 38)},
+      uniformDoubles({2, 5}, -1, 1, 39));
   // One primal as both operands (a·aᵀ): the cotangents add up.
   expectFastRuleMatchesAutograd(
       {str(exec::GemmOp::name),
@@ -770,17 +791,19 @@ TEST(Vjp, BeamAndSelectionRulesMatchAutograd) {
       uniformDoubles({2, 6}, -1, 1, 41));
 
   for (std::string direction : {"left", "right"})
-    expectFastRuleMatchesAutograd(
-        {str(exec::NeighbourRetrieveOp::name),
-         {f64({2, 5}), f64({2, 5})},
-         {0, 1},
-         {{"direction", direction}},
-         f64({2, 5, 5}),
-         {0}},
-        {uniformDoubles({2, 5}, 0.1, 0.9, 47),
-         torch::tensor({{1.0, 1.0, 1.0, 1.0, 0.0}, {1.0, 1.0, 1.0, 1.0, 1.0}},
-                       torch::kDouble)},
-        uniformDoubles({2, 5, 5}, -1, 1, 48));
+    for (std::vector<int64_t> gradInputs :
+         {std::vector<int64_t>{0}, std::vector<int64_t>{0, 1}})
+      expectFastRuleMatchesAutograd(
+          {str(exec::NeighbourRetrieveOp::name),
+           {f64({2, 5}), f64({2, 5})},
+           {0, 1},
+           {{"direction", direction}},
+           f64({2, 5, 5}),
+           gradInputs},
+          {uniformDoubles({2, 5}, 0.1, 0.9, 47),
+           torch::tensor({{1.0, 1.0, 1.0, 1.0, 0.0}, {1.0, 1.0, 1.0, 1.0, 1.0}},
+                         torch::kDouble)},
+          uniformDoubles({2, 5, 5}, -1, 1, 48));
 
   Tensor mask = torch::tensor({{1.0, 1.0, 1.0, 0.0}, {1.0, 0.0, 1.0, 1.0}},
                               torch::kDouble);
@@ -899,6 +922,81 @@ TEST(Vjp, PoolMaximumAndDepthMixRulesMatchAutograd) {
                                      f64({3, 4}),
                                      gradInputs},
                                     {a, b}, uniformDoubles({3, 4}, -1, 1, 75));
+}
+
+// The rules of the ops that last took the autograd rule in the models'
+// plans: the embedding (a repeated id sums its rows' cotangents), EBT-GRC's
+// beam marginal (a padded beam), NDR's geometric attention (a pad key, with
+// and without row normalisation), the Transformers' masked attention (a pad
+// key, causal or not) and the ON-LSTM family's cumax.
+TEST(Vjp, EmbeddingBeamAndAttentionRulesMatchAutograd) {
+  expectFastRuleMatchesAutograd(
+      {str(exec::EmbeddingOp::name),
+       {f64({5, 3}), type("i64", {2, 3})},
+       {0, 1},
+       json::object(),
+       f64({2, 3, 3}),
+       {0}},
+      {uniformDoubles({5, 3}, -1, 1, 81),
+       torch::tensor({{4, 0, 4}, {1, 4, 2}}, torch::kLong)},
+      uniformDoubles({2, 3, 3}, -1, 1, 82));
+
+  Tensor beamMask =
+      torch::tensor({{1.0, 1.0, 0.0}, {1.0, 1.0, 1.0}}, torch::kDouble);
+  for (std::vector<int64_t> gradInputs :
+       {std::vector<int64_t>{0, 1}, std::vector<int64_t>{0, 1, 2}})
+    expectFastRuleMatchesAutograd({str(exec::BeamMarginalizeOp::name),
+                                   {f64({2, 3, 4}), f64({2, 3}), f64({2, 3})},
+                                   {0, 1, 2},
+                                   json::object(),
+                                   f64({2, 4}),
+                                   gradInputs},
+                                  {uniformDoubles({2, 3, 4}, -1, 1, 83),
+                                   uniformDoubles({2, 3}, -2, 2, 84), beamMask},
+                                  uniformDoubles({2, 4}, -1, 1, 85));
+
+  Tensor keyMask = torch::tensor({{1.0, 1.0, 1.0, 0.0}, {1.0, 1.0, 1.0, 1.0}},
+                                 torch::kDouble);
+  for (bool normalize : {false, true})
+    expectFastRuleMatchesAutograd(
+        {str(exec::GeometricAttentionOp::name),
+         {f64({2, 2, 4, 3}), f64({2, 2, 4, 3}), f64({2, 2, 4, 3}),
+          f64({2, 2, 4}), f64({2, 2, 4}), f64({2, 4}), f64({}), f64({})},
+         {0, 1, 2, 3, 4, 5, 6, 7},
+         {{"normalize", normalize}},
+         f64({2, 2, 4, 3}),
+         {0, 1, 2, 3, 4, 6, 7}},
+        {uniformDoubles({2, 2, 4, 3}, -1, 1, 86),
+         uniformDoubles({2, 2, 4, 3}, -1, 1, 87),
+         uniformDoubles({2, 2, 4, 3}, -1, 1, 88),
+         uniformDoubles({2, 2, 4}, -1, 1, 89),
+         uniformDoubles({2, 2, 4}, -1, 1, 90), keyMask,
+         torch::tensor(0.7, torch::kDouble),
+         torch::tensor(-0.3, torch::kDouble)},
+        uniformDoubles({2, 2, 4, 3}, -1, 1, 91));
+
+  for (bool causal : {false, true})
+    expectFastRuleMatchesAutograd(
+        {str(exec::MaskedAttentionOp::name),
+         {f64({2, 2, 4, 3}), f64({2, 2, 4, 3}), f64({2, 2, 4, 3}), f64({2, 4})},
+         {0, 1, 2, 3},
+         {{"causal", causal}},
+         f64({2, 2, 4, 3}),
+         {0, 1, 2}},
+        {uniformDoubles({2, 2, 4, 3}, -1, 1, 92),
+         uniformDoubles({2, 2, 4, 3}, -1, 1, 93),
+         uniformDoubles({2, 2, 4, 3}, -1, 1, 94), keyMask},
+        uniformDoubles({2, 2, 4, 3}, -1, 1, 95));
+
+  for (int64_t dim : {1, -1})
+    expectFastRuleMatchesAutograd({str(exec::CumaxOp::name),
+                                   {f64({3, 5})},
+                                   {0},
+                                   {{"dim", dim}},
+                                   f64({3, 5}),
+                                   {0}},
+                                  {uniformDoubles({3, 5}, -2, 2, 96)},
+                                  uniformDoubles({3, 5}, -1, 1, 97));
 }
 
 TEST(Vjp, ShapeWitnessesGiveTheCotangentsOfTheOperands) {

@@ -276,8 +276,9 @@ TEST(AttentionOps, NeighbourRetrieveCpuKernelMatchesReference) {
       auto graphFree = ops::neighbourRetrieveBackward(
           exist.to(dtype), mask.to(dtype), direction, dy.to(dtype));
       ASSERT_TRUE(graphFree.has_value());
-      EXPECT_TRUE(at::allclose(*graphFree, reference[1], tol, tol))
+      EXPECT_TRUE(at::allclose(graphFree->first, reference[1], tol, tol))
           << "graph-free backward";
+      EXPECT_FALSE(graphFree->second.defined());
     }
   }
 }
@@ -288,20 +289,30 @@ TEST(AttentionOps, NeighbourRetrieveCpuKernelMatchesReference) {
 // grad mode on, and both cotangents match the oracle's.
 TEST(AttentionOps, NeighbourRetrieveCpuMaskCotangentInPlainBackward) {
   auto exist = uniformDoubles({2, 6}, 0.2, 0.6, 33);
-  auto mask = doubles({1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0}, {2, 6});
+  auto binary = doubles({1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0}, {2, 6});
+  // Soft values and a zero inside the row (a pad row with real keys after).
+  auto soft = doubles({.9, .3, 1, 0, .6, 1, 1, .5, .8, 1, .2, 0}, {2, 6});
   auto dy = uniformDoubles({2, 6, 6}, -1, 1, 34);
-  for (auto direction : {ops::Direction::Left, ops::Direction::Right}) {
-    auto run = [&](auto op) {
-      auto e = exist.clone().requires_grad_();
-      auto m = mask.clone().requires_grad_();
-      (op(e, m, direction) * dy).sum().backward();
-      return Inputs{e.grad(), m.grad()};
-    };
-    Inputs kernel = run(ops::neighbourRetrieve),
-           reference = run(ops::neighbourRetrieveReference);
-    EXPECT_TRUE(at::allclose(kernel[0], reference[0], 1e-12, 1e-12));
-    EXPECT_TRUE(at::allclose(kernel[1], reference[1], 1e-12, 1e-12));
-  }
+  for (const auto &mask : {binary, soft})
+    for (auto direction : {ops::Direction::Left, ops::Direction::Right}) {
+      auto run = [&](auto op) {
+        auto e = exist.clone().requires_grad_();
+        auto m = mask.clone().requires_grad_();
+        (op(e, m, direction) * dy).sum().backward();
+        return Inputs{e.grad(), m.grad()};
+      };
+      Inputs kernel = run(ops::neighbourRetrieve),
+             reference = run(ops::neighbourRetrieveReference);
+      EXPECT_TRUE(at::allclose(kernel[0], reference[0], 1e-12, 1e-12));
+      EXPECT_TRUE(at::allclose(kernel[1], reference[1], 1e-12, 1e-12))
+          << "mask, max difference "
+          << (kernel[1] - reference[1]).abs().max().item<double>();
+      auto graphFree = ops::neighbourRetrieveBackward(exist, mask, direction,
+                                                      dy, /*maskWanted=*/true);
+      ASSERT_TRUE(graphFree.has_value());
+      EXPECT_TRUE(at::allclose(graphFree->first, reference[0], 1e-12, 1e-12));
+      EXPECT_TRUE(at::allclose(graphFree->second, reference[1], 1e-12, 1e-12));
+    }
 }
 
 TEST(AttentionOps, NeighbourRetrieveGradients) {

@@ -2,6 +2,8 @@
 #define RVNN_RUNTIME_OPS_ATTENTION_H
 
 #include <optional>
+#include <utility>
+#include <vector>
 
 #include <torch/types.h>
 
@@ -25,6 +27,16 @@ torch::Tensor geometricAttention(const torch::Tensor &q, const torch::Tensor &k,
                                  const torch::Tensor &scale,
                                  const torch::Tensor &bias, bool normalize);
 
+/// The cotangents of geometricAttention's operands, in operand order (the
+/// mask's undefined: it is data), for the result's cotangent `dOut`: the
+/// fused kernel's backward after its forward, without an autograd graph;
+/// nullopt where the fused kernel does not take the operands.
+std::optional<std::vector<torch::Tensor>> geometricAttentionBackward(
+    const torch::Tensor &q, const torch::Tensor &k, const torch::Tensor &v,
+    const torch::Tensor &back, const torch::Tensor &front,
+    const torch::Tensor &mask, const torch::Tensor &scale,
+    const torch::Tensor &bias, bool normalize, const torch::Tensor &dOut);
+
 /// The same as ATen tensor operations (any device, differentiable by
 /// autograd to any order): the oracle of the fused kernel.
 torch::Tensor geometricAttentionReference(
@@ -38,6 +50,13 @@ torch::Tensor geometricAttentionReference(
 torch::Tensor maskedAttention(const torch::Tensor &q, const torch::Tensor &k,
                               const torch::Tensor &v, const torch::Tensor &mask,
                               bool causal);
+
+/// maskedAttention's cotangents of `q`, `k` and `v` for the result's
+/// cotangent `dOut` (the mask is data).
+std::vector<torch::Tensor>
+maskedAttentionBackward(const torch::Tensor &q, const torch::Tensor &k,
+                        const torch::Tensor &v, const torch::Tensor &mask,
+                        bool causal, const torch::Tensor &dOut);
 
 enum class Direction { Left, Right };
 
@@ -54,12 +73,14 @@ torch::Tensor neighbourRetrieveReference(const torch::Tensor &exist,
                                          const torch::Tensor &mask,
                                          Direction direction);
 
-/// The cotangent of `exist` for the result's cotangent `dy` from the CPU
-/// kernel's backward, without an autograd graph (`mask` is data and gets
-/// none); nullopt where the kernel does not take the operands.
-std::optional<torch::Tensor>
+/// The cotangents of `exist` and, when `maskWanted` (undefined otherwise),
+/// of `mask` for the result's cotangent `dy` from the CPU kernel's backward,
+/// without an autograd graph; nullopt where the kernel does not take the
+/// operands.
+std::optional<std::pair<torch::Tensor, torch::Tensor>>
 neighbourRetrieveBackward(const torch::Tensor &exist, const torch::Tensor &mask,
-                          Direction direction, const torch::Tensor &dy);
+                          Direction direction, const torch::Tensor &dy,
+                          bool maskWanted = false);
 
 } // namespace rvnn::runtime::ops
 

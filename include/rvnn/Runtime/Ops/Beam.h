@@ -3,6 +3,8 @@
 
 #include <tuple>
 
+#include <vector>
+
 #include <torch/types.h>
 
 #include "rvnn/Runtime/Ops/Random.h"
@@ -64,6 +66,13 @@ torch::Tensor beamAlign(const torch::Tensor &accu,
 torch::Tensor beamMarginalize(const torch::Tensor &roots,
                               const torch::Tensor &accu,
                               const torch::Tensor &beamMask);
+
+/// beamMarginalize's cotangents of `roots`, `accu` and `beamMask` (the
+/// mask's only when `maskWanted`) for the result's cotangent `dy`.
+std::vector<torch::Tensor>
+beamMarginalizeBackward(const torch::Tensor &roots, const torch::Tensor &accu,
+                        const torch::Tensor &beamMask, const torch::Tensor &dy,
+                        bool maskWanted);
 
 } // namespace rvnn::runtime::ops
 

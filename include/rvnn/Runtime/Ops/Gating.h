@@ -14,6 +14,10 @@ torch::Tensor gate(const torch::Tensor &g, const torch::Tensor &newValue,
 /// rvnn.cumax: `cumsum(softmax(x, dim), dim)`.
 torch::Tensor cumax(const torch::Tensor &x, int64_t dim = -1);
 
+/// cumax's cotangent of `x` for the result's cotangent `dy`.
+torch::Tensor cumaxBackward(const torch::Tensor &x, int64_t dim,
+                            const torch::Tensor &dy);
+
 /// rvnn.soft_depth_mix (Self-IRU): `σ(alpha⊙deep + (1-alpha)⊙shallow)`;
 /// `alpha` broadcasts.
 torch::Tensor softDepthMix(const torch::Tensor &alpha,
