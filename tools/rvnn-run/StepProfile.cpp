@@ -151,6 +151,7 @@ nlohmann::json toJson(const StepProfile &profile) {
       {"gemm_calls", profile.gemmCalls},
       {"gemm_replay_ms", profile.gemmReplayMs},
       {"backward_dispatches", profile.backward.dispatches()},
+      {"backward_autograd_rule_vjps", profile.backward.autogradRuleVjps},
       {"backward_time_by_op", timeByOp(profile.backward)}};
 }
 
@@ -167,7 +168,9 @@ void printProfile(std::ostream &os, const StepProfile &profile) {
   os << "  forward time by op:";
   printTimeByOp(os, f, 6);
   os << "  backward " << std::setprecision(3) << profile.backwardMs << " ms, "
-     << profile.backward.dispatches() << " dispatches; time by op:";
+     << profile.backward.dispatches() << " dispatches, "
+     << profile.backward.autogradRuleVjps
+     << " vjps by the autograd rule; time by op:";
   printTimeByOp(os, profile.backward, 6);
 }
 

@@ -36,6 +36,10 @@ struct ExecutionProfile {
   /// Runs of each plan function (the entry point, and what rvnn_exec.call
   /// ran: callee, forward or backward function).
   std::map<std::string, int64_t> functionRuns;
+  /// rvnn_exec.vjp ops that no fast rule covered, so ATen autograd
+  /// differentiated the primal op (VjpOp.cpp): zero on the generated path of
+  /// every model today.
+  int64_t autogradRuleVjps = 0;
 
   int64_t ops(contract::OpKind kind) const {
     return opsByKind[static_cast<size_t>(kind)];

@@ -700,8 +700,11 @@ std::vector<Tensor> autogradGrads(Executor &executor, const PlanOp &op,
 void vjp(Executor &executor, const PlanOp &op, Frame &frame) {
   VjpInputs in = vjpInputs(op, frame);
   std::optional<std::vector<Tensor>> grads = fastGrads(executor, op, frame, in);
-  if (!grads)
+  if (!grads) {
     grads = autogradGrads(executor, op, frame, in);
+    if (ExecutionProfile *profile = executor.context().profile)
+      ++profile->autogradRuleVjps;
+  }
   for (size_t i = 0; i < grads->size(); ++i) {
     const Tensor &grad = grads->at(i);
     // Unused or integer primals have no cotangent: zeros.
