@@ -87,4 +87,10 @@ RunConfig readRunConfig(const std::string &path) {
   return config;
 }
 
+void applyRunConfig(const RunConfig &config, RecomputePolicy recompute,
+                    ExecutionContext &context) {
+  context.compactHalted = config.compactHalted;
+  context.recompute = recompute;
+}
+
 } // namespace rvnn::runtime

@@ -301,7 +301,7 @@ int runBench(const std::vector<std::string> &args) {
       }
 
       CompiledModel model(modelDir, target, seed, kernelMode);
-      model.executionContext().recompute = recomputePolicy;
+      applyRunConfig(config, recomputePolicy, model.executionContext());
       // An option the model does not read is an error naming the model's.
       model.setEvalOptions(options);
       std::vector<torch::Tensor> params;

@@ -70,9 +70,8 @@ int runDumpGrads(const std::vector<std::string> &args) {
   Batch batch = makeBatch(data, picked);
 
   CompiledModel model(modelDir, torch::kCPU, seed, kernelMode);
-  model.executionContext().compactHalted = config.compactHalted;
-  model.executionContext().recompute =
-      recomputeOption(parser, recompute, config);
+  applyRunConfig(config, recomputeOption(parser, recompute, config),
+                 model.executionContext());
   model.setEvalOptions(evalOptions(parser, options));
   if (!checkpoint.empty())
     train::loadParameters(checkpoint, model, /*best=*/false);

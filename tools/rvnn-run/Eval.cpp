@@ -54,7 +54,7 @@ int runEval(const std::vector<std::string> &args) {
   RunConfig config = readRunConfig(configPath);
   const Dataset data = readDataset(config.task, dataFile);
   CompiledModel model(modelDir, selectDevice(device), /*seed=*/0, kernelMode);
-  model.executionContext().compactHalted = config.compactHalted;
+  applyRunConfig(config, config.recompute, model.executionContext());
   model.setEvalOptions(evalOptions(parser, options));
   if (parser.given("--weights"))
     train::loadWeights(weights, model);

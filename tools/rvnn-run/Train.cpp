@@ -81,9 +81,8 @@ int runTrain(const std::vector<std::string> &args) {
   train::TrainerConfig trainerConfig = train::TrainerConfig::fromJson(training);
 
   CompiledModel model(modelDir, selectDevice(device), seed, kernelMode);
-  model.executionContext().compactHalted = config.compactHalted;
-  model.executionContext().recompute =
-      recomputeOption(parser, recompute, config);
+  applyRunConfig(config, recomputeOption(parser, recompute, config),
+                 model.executionContext());
   model.setEvalOptions(evalOptions(parser, evalOptionText));
   if (!initFile.empty())
     train::loadWeights(initFile, model);

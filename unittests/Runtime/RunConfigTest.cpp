@@ -46,6 +46,25 @@ TEST(RunConfig, RecomputeNamesThePolicy) {
             RecomputePolicy::Save);
 }
 
+// Every command applies the configuration's execution settings through
+// applyRunConfig (bench ignored compact_halted before it).
+TEST(RunConfig, AppliesItsExecutionSettings) {
+  RunConfig config = readRunConfig(
+      writeConfig("compact.json", R"({"task": "listops", "compact_halted": true,
+                          "recompute": "recompute"})"));
+  ExecutionContext context;
+  applyRunConfig(config, config.recompute, context);
+  EXPECT_TRUE(context.compactHalted);
+  EXPECT_EQ(context.recompute, RecomputePolicy::Recompute);
+  // A command-line override of the policy wins.
+  applyRunConfig(config, RecomputePolicy::Save, context);
+  EXPECT_EQ(context.recompute, RecomputePolicy::Save);
+  applyRunConfig(
+      readRunConfig(writeConfig("plain.json", R"({"task": "listops"})")),
+      RecomputePolicy::Save, context);
+  EXPECT_FALSE(context.compactHalted);
+}
+
 TEST(RunConfig, OtherRecomputeValuesNameTheFieldAndFile) {
   std::string path = writeConfig("bad-recompute.json",
                                  R"({"task": "listops", "recompute": "some"})");

@@ -38,6 +38,13 @@ struct RunConfig {
 /// Reads and checks a run configuration; errors name the file and the field.
 RunConfig readRunConfig(const std::string &path);
 
+/// Sets the execution settings a run configuration holds on `context`:
+/// compact_halted, and `recompute` (the configuration's unless a command
+/// line overrides it). Every rvnn-run command that executes a model calls
+/// it, so none runs it other than as configured.
+void applyRunConfig(const RunConfig &config, RecomputePolicy recompute,
+                    ExecutionContext &context);
+
 } // namespace rvnn::runtime
 
 #endif // RVNN_RUNTIME_RUNCONFIG_H
