@@ -17,6 +17,7 @@ replay exactly, those within a step nearly.
 """
 
 import argparse
+import hashlib
 import json
 import os
 import random
@@ -51,6 +52,10 @@ class Harness:
         self.config = os.path.join(self.work, "config.json")
         self.train = os.path.join(self.work, "train.tsv")
         self.dev = os.path.join(self.work, "dev.tsv")
+        # Exports by the SHA-256 of the checkpoint and --latest: a kill often
+        # leaves best.pt (or, killed early, last.pt too) as the last check
+        # loaded it, and the same bytes load the same way again.
+        self.exported = {}
 
     def prepare(self):
         os.makedirs(self.work, exist_ok=True)
@@ -87,7 +92,9 @@ class Harness:
     def load_checks(self, out, tag, complete=False):
         """Exports last.pt's latest parameters and best.pt's, which reads and
         checks every parameter, and with `complete` last.pt's best ones too;
-        returns the exported bytes by name."""
+        returns the exported bytes by name. Without `complete`, a checkpoint
+        byte for byte the same as one exported before is not exported again
+        (its export is returned)."""
         files = {}
         for name, checkpoint, latest in [
                 ("last-latest", "last.pt", True), ("last-best", "last.pt", False),
@@ -95,10 +102,21 @@ class Harness:
             if name == "last-best" and not complete:
                 continue
             path = os.path.join(out, checkpoint)
-            if os.path.exists(path):
+            if not os.path.exists(path):
+                continue
+            if complete:
+                # The final comparison's exports run whatever came before.
                 files[name] = self.export(
                     path, latest,
                     os.path.join(self.work, "%s-%s.pt" % (tag, name)))
+                continue
+            with open(path, "rb") as f:
+                key = (hashlib.sha256(f.read()).hexdigest(), latest)
+            if key not in self.exported:
+                self.exported[key] = self.export(
+                    path, latest,
+                    os.path.join(self.work, "%s-%s.pt" % (tag, name)))
+            files[name] = self.exported[key]
         return files
 
 
