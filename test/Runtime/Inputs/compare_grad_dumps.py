@@ -13,57 +13,16 @@ import argparse
 import json
 import sys
 
-# dump-grads writes the object's keys sorted, so "params" (the largest part
-# with the gradients) comes last.
-PARAMS = b',"params":'
-
 
 def load(path):
-    """The dump as a dict, its "params" kept as their JSON text while the
-    text can be split off: parsing a dump's floats is most of the cost of a
-    comparison, and equal text is equal values (compare() parses the text
-    when two differ). Falls back to parsing the whole file."""
-    with open(path, "rb") as f:
-        text = f.read()
-    cut = text.rfind(PARAMS)
-    tail = text[cut + len(PARAMS):].rstrip() if cut >= 0 else b""
-    if tail.endswith(b"}"):
-        try:
-            # Fails to parse unless the cut is the top-level "params".
-            dump = json.loads(text[:cut] + b"}")
-        except ValueError:
-            dump = None
-        if isinstance(dump, dict) and "params" not in dump:
-            dump["params"] = _RawJSON(tail[:-1])
-            return dump
-    return json.loads(text)
-
-
-class _RawJSON:
-    """A JSON value's text, parsed only when it has to be."""
-
-    def __init__(self, text):
-        self.text = text
-
-    def value(self):
-        return json.loads(self.text)
-
-
-def _value(x):
-    return x.value() if isinstance(x, _RawJSON) else x
-
-
-def _same(x, y):
-    if isinstance(x, _RawJSON) and isinstance(y, _RawJSON) and x.text == y.text:
-        return True
-    return _value(x) == _value(y)
+    with open(path) as f:
+        return json.load(f)
 
 
 def compare(a, b, rtol):
-    """Returns (ok, report lines) for dumps a and b (from load or
-    json.load)."""
+    """Returns (ok, report lines) for the dumps a and b."""
     lines = []
-    ok = a["inputs"] == b["inputs"] and _same(a["params"], b["params"])
+    ok = a["inputs"] == b["inputs"] and a["params"] == b["params"]
     if not ok:
         lines.append("inputs or parameters differ: not the same batch and model")
 
