@@ -10,6 +10,7 @@
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
+#include "rvnn/Codegen/OutputFile.h"
 #include "rvnn/Codegen/Passes.h"
 #include "rvnn/Dialect/Exec/IR/ExecDialect.h"
 #include "llvm/ADT/STLExtras.h"
@@ -82,16 +83,6 @@ std::string findLibdeviceToolkit() {
       return toolkit;
   }
   return "";
-}
-
-LogicalResult writeFile(Location loc, StringRef path, StringRef text) {
-  if (llvm::Error error = llvm::writeToOutput(path, [&](llvm::raw_ostream &os) {
-        os << text;
-        return llvm::Error::success();
-      }))
-    return emitError(loc, "CUDA codegen: cannot write '")
-           << path << "': " << llvm::toString(std::move(error));
-  return success();
 }
 
 /// The device functions a PTX text declares but does not define (libdevice
@@ -196,7 +187,7 @@ mlir::rvnn::emitCudaKernels(ModuleOp kernels, StringRef directory,
     files.ptx = ("kernels." + files.chip + ".ptx");
     llvm::SmallString<256> ptxPath(directory);
     llvm::sys::path::append(ptxPath, files.ptx);
-    if (failed(writeFile(loc, ptxPath, ptx)))
+    if (failed(writeFileAtomically(loc, ptxPath, ptx)))
       return failure();
     if (!ptxas.path.empty()) {
       files.cubin = ("kernels." + files.chip + ".cubin");

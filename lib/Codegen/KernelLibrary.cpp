@@ -132,9 +132,13 @@ mlir::rvnn::emitKernelLibrary(ModuleOp kernels, StringRef directory,
              << info.triple << "' cannot emit object files";
     codegen.run(*llvmModule);
     os.close();
-    if (os.has_error())
+    if (os.has_error()) {
+      // Cleared, or the stream's destructor aborts with LLVM's "IO failure".
+      std::string reason = os.error().message();
+      os.clear_error();
       return emitError(loc, "kernel codegen: cannot write '")
-             << objectPath << "'";
+             << objectPath << "': " << reason;
+    }
   }
 
   // 4. Link with the system C compiler, to a temporary name, then rename.

@@ -6,6 +6,7 @@
 #include "mlir/IR/Diagnostics.h"
 #include "rvnn/Codegen/CudaKernels.h"
 #include "rvnn/Codegen/KernelLibrary.h"
+#include "rvnn/Codegen/OutputFile.h"
 #include "rvnn/Dialect/Exec/ExecContract.h"
 #include "rvnn/Dialect/Exec/IR/ExecDialect.h"
 #include "rvnn/Dialect/Exec/IR/ExecOps.h"
@@ -242,25 +243,6 @@ std::string sha256Hex(StringRef text) {
   return llvm::toHex(hash.final(), /*LowerCase=*/true);
 }
 
-LogicalResult writeAtomically(Location loc, StringRef path, StringRef text) {
-  std::string temporary = (path + ".tmp").str();
-  {
-    std::error_code error;
-    llvm::raw_fd_ostream os(temporary, error);
-    if (error)
-      return emitError(loc, "cannot write '")
-             << temporary << "': " << error.message();
-    os << text;
-    os.close();
-    if (os.has_error())
-      return emitError(loc, "cannot write '") << temporary << "'";
-  }
-  if (std::error_code error = llvm::sys::fs::rename(temporary, path))
-    return emitError(loc, "cannot rename '")
-           << temporary << "' to '" << path << "': " << error.message();
-  return success();
-}
-
 } // namespace
 
 FailureOr<json::Value> mlir::rvnn::exportPlan(ModuleOp module) {
@@ -384,9 +366,9 @@ LogicalResult mlir::rvnn::writeCompiledModel(ModuleOp module,
   llvm::sys::path::append(planPath, "plan.json");
   llvm::sys::path::append(manifestPath, "manifest.json");
   // The manifest goes last: a directory with a manifest is a complete model.
-  if (failed(writeAtomically(module.getLoc(), planPath, planText)))
+  if (failed(writeFileAtomically(module.getLoc(), planPath, planText)))
     return failure();
-  return writeAtomically(
+  return writeFileAtomically(
       module.getLoc(), manifestPath,
       llvm::formatv("{0:2}", json::Value(std::move(manifest))).str());
 }

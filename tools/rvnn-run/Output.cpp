@@ -1,8 +1,10 @@
 #include "Output.h"
 
-#include <fstream>
 #include <iostream>
+#include <sstream>
 #include <stdexcept>
+
+#include "rvnn/Runtime/Train/AtomicFile.h"
 
 namespace rvnn::cli {
 
@@ -14,13 +16,11 @@ void writeOutput(const std::string &path,
       throw std::runtime_error("cannot write to standard output");
     return;
   }
-  std::ofstream file(path, std::ios::binary);
-  if (!file)
-    throw std::runtime_error("cannot create '" + path + "'");
-  write(file);
-  file.close();
-  if (!file)
-    throw std::runtime_error("cannot write '" + path + "'");
+  // Whole or not at all: a full disk must not leave a truncated file that
+  // reads as a shorter dataset or an unparsable report.
+  std::ostringstream content;
+  write(content);
+  runtime::train::writeFileAtomically(path, content.str());
 }
 
 } // namespace rvnn::cli
