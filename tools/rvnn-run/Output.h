@@ -7,9 +7,10 @@
 
 namespace rvnn::cli {
 
-/// Runs `write` on standard output when `path` is "-", else on a new file
-/// at `path`. Throws std::runtime_error naming the file when it cannot be
-/// created or fully written (a full disk must not leave a silent stub).
+/// Runs `write` on standard output when `path` is "-", else writes what it
+/// wrote to `path` atomically (train::writeFileAtomically: whole or not at
+/// all). Throws std::runtime_error naming the file and the system's reason
+/// when it cannot be written (a full disk must not leave a truncated file).
 void writeOutput(const std::string &path,
                  const std::function<void(std::ostream &)> &write);
 
