@@ -26,9 +26,10 @@ using namespace mlir;
 
 void mlir::rvnn::buildLowerKernelsToNVVMPipeline(
     OpPassManager &pm, const LowerKernelsToNVVMOptions &options) {
-  // Tensors -> buffers as on the CPU, written in place;
-  // rvnn-gpu-kernel-entry-points checks that nothing else is left on the host.
-  addBufferizeKernelsPasses(pm);
+  // Tensors -> contiguous buffers, written in place (the flat loop below
+  // needs contiguous operands); rvnn-gpu-kernel-entry-points checks that
+  // nothing else is left on the host.
+  addBufferizeKernelsPasses(pm, KernelArgumentLayout::Contiguous);
   pm.addPass(createBufferizationToMemRefPass());
   // One flat loop per kernel, whatever the rank: the launch is then n / B
   // blocks of B threads, one element each.

@@ -54,20 +54,45 @@
 
 using namespace mlir;
 
-void mlir::rvnn::addBufferizeKernelsPasses(OpPassManager &pm) {
-  // Function arguments become identity-layout memrefs (contiguous, the
-  // descriptors the runtime builds), and results that are the destination
-  // arguments are dropped: kernels return nothing.
+namespace {
+
+/// A kernel argument's buffer on the CPU (`rvnn-memref-v2`): the innermost
+/// dimension contiguous, so the loops over it vectorise; the other strides
+/// and the offset dynamic, so a slice or a row broadcast of a larger tensor
+/// is passed as it is instead of being copied first.
+BaseMemRefType rowStridedArgument(TensorType type, Attribute memorySpace,
+                                  func::FuncOp,
+                                  const bufferization::BufferizationOptions &) {
+  auto ranked = cast<RankedTensorType>(type);
+  if (ranked.getRank() == 0)
+    return MemRefType::get({}, ranked.getElementType(),
+                           MemRefLayoutAttrInterface(), memorySpace);
+  SmallVector<int64_t> strides(ranked.getRank(), ShapedType::kDynamic);
+  strides.back() = 1;
+  auto layout =
+      StridedLayoutAttr::get(type.getContext(), ShapedType::kDynamic, strides);
+  return MemRefType::get(ranked.getShape(), ranked.getElementType(), layout,
+                         memorySpace);
+}
+
+} // namespace
+
+void mlir::rvnn::addBufferizeKernelsPasses(OpPassManager &pm,
+                                           KernelArgumentLayout layout) {
+  // Results that are the destination arguments are dropped: kernels return
+  // nothing.
   bufferization::OneShotBufferizationOptions bufferization;
   bufferization.bufferizeFunctionBoundaries = true;
   bufferization.setFunctionBoundaryTypeConversion(
       bufferization::LayoutMapOption::IdentityLayoutMap);
+  if (layout == KernelArgumentLayout::RowStrided)
+    bufferization.functionArgTypeConverterFn = rowStridedArgument;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
   pm.addPass(bufferization::createDropEquivalentBufferResultsPass());
 }
 
 void mlir::rvnn::buildLowerKernelsToLLVMPipeline(OpPassManager &pm) {
-  addBufferizeKernelsPasses(pm);
+  addBufferizeKernelsPasses(pm, KernelArgumentLayout::RowStrided);
   bufferization::buildBufferDeallocationPipeline(
       pm, bufferization::BufferDeallocationPipelineOptions());
   pm.addPass(createBufferizationToMemRefPass());

@@ -23,14 +23,19 @@ inline constexpr llvm::StringRef
 /// Name of the one gpu.module (and gpu.binary) the CUDA pipelines produce.
 inline constexpr llvm::StringLiteral kCudaKernelsModule = "rvnn_kernels";
 
+/// The buffers a kernel's arguments become: contiguous (identity layouts,
+/// `rvnn-cuda-v1`) or with only the innermost dimension contiguous
+/// (`rvnn-memref-v2`, the CPU's).
+enum class KernelArgumentLayout { Contiguous, RowStrided };
+
 /// Tensors -> buffers for both targets: one-shot bufferization across
-/// function boundaries with identity layouts, kernel results that are their
+/// function boundaries with `layout`, kernel results that are their
 /// destination argument dropped.
-void addBufferizeKernelsPasses(OpPassManager &pm);
+void addBufferizeKernelsPasses(OpPassManager &pm, KernelArgumentLayout layout);
 
 /// Kernels module (linalg on tensors, destination-passing style) -> LLVM
 /// dialect with C interfaces and packed entry points: one-shot bufferize
-/// (function boundaries, identity layouts), drop results equal to their
+/// (function boundaries, row-strided arguments), drop results equal to their
 /// destination argument, buffer deallocation, linalg -> loops, polynomial
 /// math, C wrappers, LLVM dialect, `rvnn-add-kernel-entry-points`.
 /// Registered as `rvnn-lower-kernels-to-llvm`.

@@ -43,10 +43,11 @@ def RvnnAddKernelEntryPoints
     which loads `args[i]` (a pointer to the memref descriptor of argument
     `i`, in the kernel's argument order; for a scalar argument, a pointer to
     its value, which is loaded) and calls `_mlir_ciface_<name>`.
-    This is the uniform ABI the runtime calls (`rvnn-memref-v1`):
+    This is the uniform ABI the runtime calls (`rvnn-memref-v2` on the CPU):
     `void rvnn_kernel_<name>(void **args)`, with each descriptor MLIR's
     strided memref `{T *allocated; T *aligned; int64_t offset;
-    int64_t sizes[R]; int64_t strides[R]}`.
+    int64_t sizes[R]; int64_t strides[R]}` (on the CPU the innermost stride
+    is 1 and the others and the offset are the caller's).
     A kernel that still returns a value (a result that bufferization could
     not fold into one of its destination arguments) is an error: its C
     interface would take the result descriptor as an extra first argument.

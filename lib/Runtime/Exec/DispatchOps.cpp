@@ -1,5 +1,5 @@
 // rvnn_exec.dispatch: a call of a generated kernel (kernels.so, ABI
-// rvnn-memref-v1, rvnn/Runtime/KernelLibrary.h) through a
+// rvnn-memref-v2, rvnn/Runtime/KernelLibrary.h) through a
 // torch::autograd::Function whose backward is the kernel's compiler-derived
 // `_grad` entry point; or, under KernelMode::Reference and off the CPU, the
 // dispatch's body run with the reference handlers (ATen autograd backward).
@@ -21,11 +21,22 @@ using torch::autograd::variable_list;
 using Dispatch = exec::DispatchOp;
 
 static_assert(sizeof(void *) == sizeof(int64_t),
-              "rvnn-memref-v1 descriptors are built as 64-bit words");
+              "rvnn-memref-v2 descriptors are built as 64-bit words");
 
-/// Calls `entry` on `tensors` (contiguous, one dtype): one MLIR strided memref
-/// descriptor per tensor, `{allocated, aligned, offset, sizes[R],
-/// strides[R]}` with row-major strides, and the array of their addresses.
+/// `tensor` as a kernel takes it (rvnn-memref-v2): as it is when its
+/// innermost dimension is contiguous, whatever its other strides (a slice,
+/// a broadcast row); a contiguous copy otherwise.
+Tensor kernelOperand(const Tensor &tensor) {
+  if (tensor.dim() == 0 || tensor.size(-1) <= 1 || tensor.stride(-1) == 1)
+    return tensor;
+  return tensor.contiguous();
+}
+
+/// Calls `entry` on `tensors` (kernelOperand's, one dtype): one MLIR strided
+/// memref descriptor per tensor, `{allocated, aligned, offset, sizes[R],
+/// strides[R]}`, and the array of their addresses. The innermost stride of
+/// a dimension of size 1 is never used; it is written as 1, as the kernel's
+/// layout declares.
 void callKernel(KernelEntry entry, const std::vector<Tensor> &tensors) {
   std::vector<std::vector<int64_t>> descriptors(tensors.size());
   std::vector<void *> args(tensors.size());
@@ -35,12 +46,12 @@ void callKernel(KernelEntry entry, const std::vector<Tensor> &tensors) {
     std::vector<int64_t> &words = descriptors[i];
     words.assign(3 + 2 * rank, 0);
     words[0] = words[1] = reinterpret_cast<intptr_t>(tensor.data_ptr());
-    int64_t stride = 1;
-    for (int64_t d = rank - 1; d >= 0; --d) {
+    for (int64_t d = 0; d < rank; ++d) {
       words[3 + d] = tensor.size(d);
-      words[3 + rank + d] = stride;
-      stride *= tensor.size(d);
+      words[3 + rank + d] = tensor.stride(d);
     }
+    if (rank > 0)
+      words[3 + 2 * rank - 1] = 1;
     args[i] = words.data();
   }
   entry(args.data());
@@ -57,7 +68,7 @@ struct GeneratedKernelFunction
     std::vector<Tensor> args;
     args.reserve(inputs.size() + numResults);
     for (const Tensor &input : inputs)
-      args.push_back(input.contiguous());
+      args.push_back(kernelOperand(input));
     ctx->save_for_backward(args);
     ctx->saved_data["kernel"] = reinterpret_cast<intptr_t>(kernel);
     variable_list results;
@@ -90,9 +101,9 @@ std::vector<Tensor> generatedKernelGrads(const GeneratedKernel &kernel,
   const Tensor &like = inputs.at(0);
   std::vector<Tensor> args;
   for (const Tensor &input : inputs)
-    args.push_back(input.contiguous());
+    args.push_back(kernelOperand(input));
   for (const Tensor &grad : grads)
-    args.push_back(grad.defined() ? grad.contiguous()
+    args.push_back(grad.defined() ? kernelOperand(grad)
                                   : at::zeros(like.sizes(), like.options()));
   std::vector<Tensor> inputGrads;
   for (size_t i = 0; i < inputs.size(); ++i) {
