@@ -2,7 +2,7 @@
 """The RIR paper's cost protocol (Table 1, model-specs §10) on the CPU:
 rvnn and the eager PyTorch references in the same run.
 
-    bench/cost_protocol.py [MODEL ...]     # default: the seven tree models
+    bench/cost_protocol.py [MODEL ...]     # default: the eight tree models
 
 For each model and length bucket (ListOps, tokens without round brackets):
 N samples of lengths inside the bucket (`rvnn-run gen listops`), batch 1,
@@ -51,8 +51,8 @@ import tempfile
 import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-TREE_MODELS = ("bbt_grc", "bt_grc", "bt_grc_onesoft", "ebt_grc", "crvnn",
-               "rir_grc", "rir_ebt_grc")
+TREE_MODELS = ("bbt_grc", "bkt_grc", "bt_grc", "bt_grc_onesoft", "ebt_grc",
+               "crvnn", "rir_grc", "rir_ebt_grc")
 PAPER_BUCKETS = ("200-250", "500-600", "900-1000", "1500-2000")
 # model-specs §10 (RIR paper Table 1, RTX A6000, 100 samples, batch 1, one
 # epoch): minutes and GB (torch.cuda.max_memory_allocated) per bucket;

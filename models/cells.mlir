@@ -51,6 +51,71 @@ func.func @grc_cell(%l: tensor<?x?xf32>, %r: tensor<?x?xf32>,
   return %h : tensor<?x?xf32>
 }
 
+// k-ary GRC: the GRC above with k children instead of two, the recursive
+// cell RK: R^{k×D} -> R^D of a balanced k-ary tree (BKT-GRC; the RIR paper,
+// §2 "Balanced Tree RvNNs"). One forget gate per child:
+//   u = GELU(W1·[x_1; ...; x_k] + b1)  W1: kD -> cell, dropout(u) in training
+//   c = W2·u + b2                      W2: cell -> (k+2)D, split into
+//                                      g_1..g_k, g_i, p
+//   h = LN(Σ_j σ(g_j)⊙x_j + σ(g_i)⊙p)
+// With k = 2 it is @grc_cell (x_1 = l, x_2 = r; c0..c3 = g_1, g_2, g_i, p).
+// The cell knows no mask: a caller zeroes padding children first.
+// children: [M, k, D] -> h: [M, D].
+func.func @grc_kary_cell(%children: tensor<?x?x?xf32>,
+                         %w1: tensor<?x?xf32>, %b1: tensor<?xf32>,
+                         %w2: tensor<?x?xf32>, %b2: tensor<?xf32>,
+                         %gamma: tensor<?xf32>, %beta: tensor<?xf32>)
+    -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %m = tensor.dim %children, %c0 : tensor<?x?x?xf32>
+  %k = tensor.dim %children, %c1 : tensor<?x?x?xf32>
+  %d = tensor.dim %children, %c2 : tensor<?x?x?xf32>
+  %one = arith.constant dense<1.0> : tensor<f32>
+  %zero = arith.constant dense<0.0> : tensor<f32>
+  // [x_1; ...; x_k], each row the chunk's children one after another.
+  %flat = tensor.collapse_shape %children [[0], [1, 2]]
+      : tensor<?x?x?xf32> into tensor<?x?xf32>
+  %pre = rvnn.linear %flat, %w1, %b1
+      : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>) -> tensor<?x?xf32>
+  %act = rvnn.gelu %pre : tensor<?x?xf32>
+  %u = rvnn.dropout %act {rate = 1.000000e-01 : f64} : tensor<?x?xf32>
+  %c = rvnn.linear %u, %w2, %b2
+      : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>) -> tensor<?x?xf32>
+  %kd = arith.muli %k, %d : index
+  %kd1 = arith.addi %kd, %d : index
+  %g = tensor.extract_slice %c[0, 0] [%m, %kd] [1, 1]
+      : tensor<?x?xf32> to tensor<?x?xf32>
+  %gi = tensor.extract_slice %c[0, %kd] [%m, %d] [1, 1]
+      : tensor<?x?xf32> to tensor<?x?xf32>
+  %p = tensor.extract_slice %c[0, %kd1] [%m, %d] [1, 1]
+      : tensor<?x?xf32> to tensor<?x?xf32>
+  // One forget gate per child: g_j is columns [jD, (j+1)D) of c.
+  %f_flat = rvnn.sigmoid %g : tensor<?x?xf32>
+  %f = tensor.expand_shape %f_flat [[0], [1, 2]] output_shape [%m, %k, %d]
+      : tensor<?x?xf32> into tensor<?x?x?xf32>
+  %kept = arith.mulf %f, %children : tensor<?x?x?xf32>
+  // Σ_j over the children: [M, 1, k] ones times [M, k, D].
+  %ones_shape = tensor.empty(%m, %k) : tensor<?x1x?xf32>
+  %ones = rvnn.broadcast_like %one, %ones_shape
+      : (tensor<f32>, tensor<?x1x?xf32>) -> tensor<?x1x?xf32>
+  %sum_shape = tensor.empty(%m, %d) : tensor<?x1x?xf32>
+  %zeros = rvnn.broadcast_like %zero, %sum_shape
+      : (tensor<f32>, tensor<?x1x?xf32>) -> tensor<?x1x?xf32>
+  %kept_sum3 = linalg.batch_matmul
+      ins(%ones, %kept : tensor<?x1x?xf32>, tensor<?x?x?xf32>)
+      outs(%zeros : tensor<?x1x?xf32>) -> tensor<?x1x?xf32>
+  %kept_sum = tensor.collapse_shape %kept_sum3 [[0], [1, 2]]
+      : tensor<?x1x?xf32> into tensor<?x?xf32>
+  %i = rvnn.sigmoid %gi : tensor<?x?xf32>
+  %input = arith.mulf %i, %p : tensor<?x?xf32>
+  %sum = arith.addf %kept_sum, %input : tensor<?x?xf32>
+  %h = rvnn.layer_norm %sum, %gamma, %beta
+      : (tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>) -> tensor<?x?xf32>
+  return %h : tensor<?x?xf32>
+}
+
 // Ordered-neurons update (ON-LSTM, Shen et al. 2019; FastTrees, model-specs
 // §6), shared by ON-LSTM and the FastTrees family, which differ only in what
 // their master-gate and gate logits read:

@@ -13,3 +13,18 @@ def grc(left, right, w1, b1, w2, b2, gamma, beta, dropout=0.0):
     c0, c1, c2, c3 = F.linear(u, w2, b2).chunk(4, dim=-1)
     h = torch.sigmoid(c0) * left + torch.sigmoid(c1) * right + torch.sigmoid(c2) * c3
     return F.layer_norm(h, h.shape[-1:], gamma, beta)
+
+
+def grc_kary(children, w1, b1, w2, b2, gamma, beta, dropout=0.0):
+    """k-ary GRC over children [..., k, D]: LN(Σ_j σ(g_j)⊙x_j + σ(g_i)⊙p)
+    with [g_1 .. g_k, g_i, p] = W2·dropout(GELU(W1·[x_1; ...; x_k] + b1)) + b2
+    (k + 2 blocks of D); with k = 2 it is grc(x_1, x_2)."""
+    k, d = children.shape[-2:]
+    u = F.gelu(F.linear(children.flatten(-2), w1, b1))
+    if dropout > 0:
+        u = F.dropout(u, dropout, training=True)
+    c = F.linear(u, w2, b2)
+    forget = torch.sigmoid(c[..., :k * d]).unflatten(-1, (k, d))
+    write = torch.sigmoid(c[..., k * d:(k + 1) * d])
+    h = (forget * children).sum(-2) + write * c[..., (k + 1) * d:]
+    return F.layer_norm(h, h.shape[-1:], gamma, beta)

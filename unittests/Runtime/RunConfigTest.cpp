@@ -100,7 +100,8 @@ TEST(RunConfig, ShippedModelsSaveResiduals) {
                                        "transformer_listops",
                                        "universal_transformer_listops",
                                        "fasttrees_transformer_listops",
-                                       "rir_crvnn"};
+                                       "rir_crvnn",
+                                       "bkt_grc"};
   for (const char *model : models)
     EXPECT_EQ(readRunConfig(std::string(RVNN_SOURCE_DIR) + "/models/" + model +
                             ".json")
