@@ -66,6 +66,10 @@ PUBLISHED = {
     "rir_ebt_grc": ("RIR-EBT-GRC",
                     [(0.1, 0.07), (0.2, 0.14), (0.3, 0.23), (0.3, 0.43)]),
     "bbt_grc": ("BBT-GRC", [(0.02, 0.02), (0.02, 0.02), (0.03, 0.02), (0.03, 0.04)]),
+    # The paper's RIR-EBT-GRC has the S4D pre-chunk layer ("-S4D" is an
+    # ablation), so its Table 1 row stands beside both of rvnn's variants.
+    "rir_ebt_grc_s4d": ("RIR-EBT-GRC",
+                        [(0.1, 0.07), (0.2, 0.14), (0.3, 0.23), (0.3, 0.43)]),
 }
 OOM, TIMEOUT = "out of memory", "timeout"
 PER_MODEL = ("BUCKETS", "N", "WARMUP", "TIMEOUT", "RVNN_ARGS", "IMPLS")

@@ -1102,36 +1102,65 @@ func.func @s4d_discretise(%log_dt: tensor<?xf32>, %log_a_re: tensor<?x?xf32>,
         tensor<?x?xf32>, tensor<?x?xf32>
 }
 
-// The bidirectional S4D pre-chunk layer (the RIR paper, App. J; model-specs
-// §3): x [N, S, D] (padding zeroed), mask [N, S].
+// S4D-Inv's parameters of one S4D block from the stored ones (the models'
+// reparameterisation, so that the existing initialisers give S4D-Inv's
+// initialisation and each stored parameter differs from S4D's by a
+// constant; see models/rir_grc_s4d.mlir):
+//   log Δ = log_dt_centred + ln(0.01)                                  [D]
+//   Im A  = S4D-Inv's (N/π)(N/(2n+1) - 1), n < 32, + a_im_offset       [D, P]
+// d_state N = 64: P = 32 conjugate-pair modes per channel.
+func.func @s4d_inv_params(%log_dt_centred: tensor<?xf32>,
+                          %a_im_offset: tensor<?x?xf32>)
+    -> (tensor<?xf32>, tensor<?x?xf32>) {
+  %log_dt_shift_s = arith.constant dense<-4.605170185988091> : tensor<f32>
+  %inv = arith.constant dense<[
+      1.283425461e+03, 4.142272652e+02, 2.403876260e+02, 1.658849235e+02,
+      1.244945333e+02, 9.815519399e+01, 7.992026681e+01, 6.654798687e+01,
+      5.632212574e+01, 4.824907748e+01, 4.171375270e+01, 3.631500615e+01,
+      3.178005904e+01, 2.791695594e+01, 2.458669466e+01, 2.168614450e+01,
+      1.913717619e+01, 1.687951854e+01, 1.486593198e+01, 1.305886713e+01,
+      1.142810128e+01, 9.949034582e+00, 8.601440480e+00, 7.368535238e+00,
+      6.236275321e+00, 5.192820104e+00, 4.228116224e+00, 3.333572626e+00,
+      2.501804018e+00, 1.726426501e+00, 1.001893412e+00, 3.233624241e-01]> : tensor<32xf32>
+  %shift = rvnn.broadcast_like %log_dt_shift_s, %log_dt_centred
+      : (tensor<f32>, tensor<?xf32>) -> tensor<?xf32>
+  %log_dt = arith.addf %log_dt_centred, %shift : tensor<?xf32>
+  %inv_b = rvnn.broadcast_like %inv, %a_im_offset
+      : (tensor<32xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %a_im = arith.addf %inv_b, %a_im_offset : tensor<?x?xf32>
+  return %log_dt, %a_im : tensor<?xf32>, tensor<?x?xf32>
+}
+
+// The bidirectional S4D blocks of the pre-chunk layer (the RIR paper, App. J,
+// eqs. 13-14; model-specs §3): x [N, S, D] (padding zeroed), mask [N, S].
 //   y_f = S4D_f(x), y_b = S4D_b on each sample's reversed valid prefix,
 //   reversed back (rvnn.diagonal_scan {reverse}): per direction
-//   y = scan(Ā, B̄, C̃; x) + skip⊙x, then GELU and dropout;
-//   out = GLU(Linear(2D, 2D)([y_f; y_b])) + x, GLU(a; b) = a⊙σ(b).
-// Parameters per direction (f, b): log_dt [D], log_a_re, a_im, c_re, c_im
-// [D, P], skip [D]; glu_w [2D, 2D], glu_b [2D].
-func.func @s4d_layer(%x: tensor<?x?x?xf32>, %mask: tensor<?x?xf32>,
-                     %f_log_dt: tensor<?xf32>, %f_log_a_re: tensor<?x?xf32>,
-                     %f_a_im: tensor<?x?xf32>, %f_c_re: tensor<?x?xf32>,
-                     %f_c_im: tensor<?x?xf32>, %f_skip: tensor<?xf32>,
-                     %b_log_dt: tensor<?xf32>, %b_log_a_re: tensor<?x?xf32>,
-                     %b_a_im: tensor<?x?xf32>, %b_c_re: tensor<?x?xf32>,
-                     %b_c_im: tensor<?x?xf32>, %b_skip: tensor<?xf32>,
-                     %glu_w: tensor<?x?xf32>, %glu_b: tensor<?xf32>)
-    -> tensor<?x?x?xf32> {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
+//   y = GELU(scan(Ā, B̄, C̃; x) + skip⊙x), before the S4D dropout.
+// Stored parameters per direction (f, b), as @s4d_inv_params reads them:
+// log_dt_centred [D], log_a_re, a_im_offset, c_re, c_im [D, P], skip [D].
+func.func @s4d_branches(%x: tensor<?x?x?xf32>, %mask: tensor<?x?xf32>,
+                        %f_ldc: tensor<?xf32>, %f_log_a_re: tensor<?x?xf32>,
+                        %f_a_im_offset: tensor<?x?xf32>,
+                        %f_c_re: tensor<?x?xf32>, %f_c_im: tensor<?x?xf32>,
+                        %f_skip: tensor<?xf32>,
+                        %b_ldc: tensor<?xf32>, %b_log_a_re: tensor<?x?xf32>,
+                        %b_a_im_offset: tensor<?x?xf32>,
+                        %b_c_re: tensor<?x?xf32>, %b_c_im: tensor<?x?xf32>,
+                        %b_skip: tensor<?xf32>)
+    -> (tensor<?x?x?xf32>, tensor<?x?x?xf32>) {
   %c2 = arith.constant 2 : index
-  %n = tensor.dim %x, %c0 : tensor<?x?x?xf32>
-  %s = tensor.dim %x, %c1 : tensor<?x?x?xf32>
   %d = tensor.dim %x, %c2 : tensor<?x?x?xf32>
-  %fa:6 = func.call @s4d_discretise(%f_log_dt, %f_log_a_re, %f_a_im, %f_c_re,
+  %fp:2 = func.call @s4d_inv_params(%f_ldc, %f_a_im_offset)
+      : (tensor<?xf32>, tensor<?x?xf32>) -> (tensor<?xf32>, tensor<?x?xf32>)
+  %bp:2 = func.call @s4d_inv_params(%b_ldc, %b_a_im_offset)
+      : (tensor<?xf32>, tensor<?x?xf32>) -> (tensor<?xf32>, tensor<?x?xf32>)
+  %fa:6 = func.call @s4d_discretise(%fp#0, %f_log_a_re, %fp#1, %f_c_re,
                                     %f_c_im)
       : (tensor<?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>,
          tensor<?x?xf32>)
       -> (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>,
           tensor<?x?xf32>, tensor<?x?xf32>)
-  %ba:6 = func.call @s4d_discretise(%b_log_dt, %b_log_a_re, %b_a_im, %b_c_re,
+  %ba:6 = func.call @s4d_discretise(%bp#0, %b_log_a_re, %bp#1, %b_c_re,
                                     %b_c_im)
       : (tensor<?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>,
          tensor<?x?xf32>)
@@ -1158,10 +1187,24 @@ func.func @s4d_layer(%x: tensor<?x?x?xf32>, %mask: tensor<?x?xf32>,
   %bdx = arith.mulf %bsb, %x : tensor<?x?x?xf32>
   %yf1 = arith.addf %yf0, %fdx : tensor<?x?x?xf32>
   %yb1 = arith.addf %yb0, %bdx : tensor<?x?x?xf32>
-  %yf2 = rvnn.gelu %yf1 : tensor<?x?x?xf32>
-  %yb2 = rvnn.gelu %yb1 : tensor<?x?x?xf32>
-  %yf = rvnn.dropout %yf2 {rate = 1.000000e-01 : f64} : tensor<?x?x?xf32>
-  %yb = rvnn.dropout %yb2 {rate = 1.000000e-01 : f64} : tensor<?x?x?xf32>
+  %yf = rvnn.gelu %yf1 : tensor<?x?x?xf32>
+  %yb = rvnn.gelu %yb1 : tensor<?x?x?xf32>
+  return %yf, %yb : tensor<?x?x?xf32>, tensor<?x?x?xf32>
+}
+
+// The pre-chunk layer's output (App. J, eqs. 15-17) from the two directions'
+// y_f, y_b and its input x, each [N, S, D]:
+//   out = GLU(Linear(2D, 2D)([y_f; y_b])) + x,  GLU(a; b) = a⊙σ(b);
+// glu_w [2D, 2D], glu_b [2D].
+func.func @s4d_glu(%yf: tensor<?x?x?xf32>, %yb: tensor<?x?x?xf32>,
+                   %x: tensor<?x?x?xf32>, %glu_w: tensor<?x?xf32>,
+                   %glu_b: tensor<?xf32>) -> tensor<?x?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %n = tensor.dim %x, %c0 : tensor<?x?x?xf32>
+  %s = tensor.dim %x, %c1 : tensor<?x?x?xf32>
+  %d = tensor.dim %x, %c2 : tensor<?x?x?xf32>
   %cat = tensor.concat dim(2) %yf, %yb
       : (tensor<?x?x?xf32>, tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
   %proj = rvnn.linear %cat, %glu_w, %glu_b
@@ -1173,5 +1216,37 @@ func.func @s4d_layer(%x: tensor<?x?x?xf32>, %mask: tensor<?x?xf32>,
   %gate = rvnn.sigmoid %gate_pre : tensor<?x?x?xf32>
   %glu = arith.mulf %value, %gate : tensor<?x?x?xf32>
   %out = arith.addf %glu, %x : tensor<?x?x?xf32>
+  return %out : tensor<?x?x?xf32>
+}
+
+// The bidirectional S4D pre-chunk layer (the RIR paper, App. J; model-specs
+// §3) with the ListOps S4D dropout 0.1 (§8): @s4d_branches, dropout of each
+// direction, @s4d_glu. x [N, S, D] (padding zeroed), mask [N, S]; the
+// stored parameters as @s4d_branches takes them, then glu_w [2D, 2D],
+// glu_b [2D]. (A model with another S4D dropout rate, e.g. 0 for logical
+// inference, calls @s4d_branches and @s4d_glu itself.)
+func.func @s4d_layer(%x: tensor<?x?x?xf32>, %mask: tensor<?x?xf32>,
+                     %f_ldc: tensor<?xf32>, %f_log_a_re: tensor<?x?xf32>,
+                     %f_a_im_offset: tensor<?x?xf32>, %f_c_re: tensor<?x?xf32>,
+                     %f_c_im: tensor<?x?xf32>, %f_skip: tensor<?xf32>,
+                     %b_ldc: tensor<?xf32>, %b_log_a_re: tensor<?x?xf32>,
+                     %b_a_im_offset: tensor<?x?xf32>, %b_c_re: tensor<?x?xf32>,
+                     %b_c_im: tensor<?x?xf32>, %b_skip: tensor<?xf32>,
+                     %glu_w: tensor<?x?xf32>, %glu_b: tensor<?xf32>)
+    -> tensor<?x?x?xf32> {
+  %y:2 = func.call @s4d_branches(%x, %mask,
+      %f_ldc, %f_log_a_re, %f_a_im_offset, %f_c_re, %f_c_im, %f_skip,
+      %b_ldc, %b_log_a_re, %b_a_im_offset, %b_c_re, %b_c_im, %b_skip)
+      : (tensor<?x?x?xf32>, tensor<?x?xf32>,
+         tensor<?xf32>, tensor<?x?xf32>, tensor<?x?xf32>,
+         tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>,
+         tensor<?xf32>, tensor<?x?xf32>, tensor<?x?xf32>,
+         tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>)
+      -> (tensor<?x?x?xf32>, tensor<?x?x?xf32>)
+  %yf = rvnn.dropout %y#0 {rate = 1.000000e-01 : f64} : tensor<?x?x?xf32>
+  %yb = rvnn.dropout %y#1 {rate = 1.000000e-01 : f64} : tensor<?x?x?xf32>
+  %out = func.call @s4d_glu(%yf, %yb, %x, %glu_w, %glu_b)
+      : (tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>,
+         tensor<?x?xf32>, tensor<?xf32>) -> tensor<?x?x?xf32>
   return %out : tensor<?x?x?xf32>
 }

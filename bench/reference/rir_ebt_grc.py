@@ -100,8 +100,12 @@ def align(roots, accu, beam_mask, noise, mode):
             (pick @ beam_mask.unsqueeze(-1)).squeeze(-1))
 
 
-def encode(p, tokens, mask, draws, chunk=CHUNK, rir=True, align_mode="sample"):
-    h = leaves(p, tokens, mask).unsqueeze(1)                      # [N, 1, S, D]
+def encode(p, tokens, mask, draws, chunk=CHUNK, rir=True, align_mode="sample",
+           leaf_states=leaves):
+    """The marginalised roots [N, D]; `leaf_states(p, tokens, mask)` gives
+    the leaves [N, S, D] (BBT-GRC's; rir_ebt_grc_s4d.py passes the S4D
+    pre-chunk layer's)."""
+    h = leaf_states(p, tokens, mask).unsqueeze(1)                 # [N, 1, S, D]
     N, _, S, _ = h.shape
     accu = torch.zeros(N, 1, S, dtype=h.dtype)
     beam_mask = torch.ones(N, 1, S, dtype=h.dtype)

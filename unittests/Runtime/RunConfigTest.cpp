@@ -101,7 +101,10 @@ TEST(RunConfig, ShippedModelsSaveResiduals) {
                                        "universal_transformer_listops",
                                        "fasttrees_transformer_listops",
                                        "rir_crvnn",
-                                       "bkt_grc"};
+                                       "bkt_grc",
+                                       "rir_grc_s4d",
+                                       "rir_ebt_grc_s4d",
+                                       "rir_ebt_grc_logic"};
   for (const char *model : models)
     EXPECT_EQ(readRunConfig(std::string(RVNN_SOURCE_DIR) + "/models/" + model +
                             ".json")

@@ -1,0 +1,501 @@
+// RIR-EBT-GRC with the S4D pre-chunk layer (issue 9 items 2 and 5): the RIR
+// paper's main model, models/rir_ebt_grc.mlir with the bidirectional S4D
+// layer (App. J, eqs. 13-17; model-specs §3) between the input dropout and
+// the leaf transform, as models/rir_grc_s4d.mlir has it:
+//   x = dropout(embedding·mask); x = S4D(x) (@s4d_layer in models/cells.mlir:
+//   forward and valid-prefix-reversed diagonal S4 blocks, d_state 64 = 32
+//   conjugate-pair modes per channel, S4D-Inv initialisation, bilinear
+//   discretisation, GELU, S4D dropout 0.1, Linear(2D, 2D) + GLU, residual);
+//   leaves = LN(Linear(D, D)(x)).
+// The S4D parameters, their initialisation and its reparameterisation are
+// rir_grc_s4d.mlir's (see there). Everything after the leaves (the outer
+// chunked recursion with beam alignment, the inner EBT-GRC with beam 7, the
+// last level's marginalisation, the evaluation option rir_inference, the
+// ListOps head) is rir_ebt_grc.mlir's; see there for the state, the levels
+// and why rvnn's static-width beams give §3's beams. (@beam_tree and
+// @chunk_beams are that file's, repeated: @beam_tree holds the inner loop,
+// whose state must keep the static hidden size (rvnn-infer-shapes never
+// refines a loop's block arguments), so it cannot be a dynamically shaped
+// function of models/cells.mlir.)
+// Hyperparameters (§8, ListOps): embedding = hidden = 128, cell 512,
+// dropout in / cell / out / S4D 0.1, beam 7, scorer slice ds = 64, chunk 30.
+// Inputs: token ids and a float mask [N, S] (1 = real token, right padding).
+
+rvnn.param @embedding : tensor<16x128xf32> init normal(1.0)
+rvnn.param @s4d_f_log_dt_centred : tensor<128xf32> init uniform(2.302585092994046)
+rvnn.param @s4d_f_log_a_re : tensor<128x32xf32> init constant(-0.6931471805599453)
+rvnn.param @s4d_f_a_im_offset : tensor<128x32xf32> init zeros
+rvnn.param @s4d_f_c_re : tensor<128x32xf32> init normal(0.7071067811865476)
+rvnn.param @s4d_f_c_im : tensor<128x32xf32> init normal(0.7071067811865476)
+rvnn.param @s4d_f_skip : tensor<128xf32> init normal(1.0)
+rvnn.param @s4d_b_log_dt_centred : tensor<128xf32> init uniform(2.302585092994046)
+rvnn.param @s4d_b_log_a_re : tensor<128x32xf32> init constant(-0.6931471805599453)
+rvnn.param @s4d_b_a_im_offset : tensor<128x32xf32> init zeros
+rvnn.param @s4d_b_c_re : tensor<128x32xf32> init normal(0.7071067811865476)
+rvnn.param @s4d_b_c_im : tensor<128x32xf32> init normal(0.7071067811865476)
+rvnn.param @s4d_b_skip : tensor<128xf32> init normal(1.0)
+rvnn.param @s4d_glu_w : tensor<256x256xf32> init xavier_uniform
+rvnn.param @s4d_glu_b : tensor<256xf32> init zeros
+rvnn.param @leaf_w : tensor<128x128xf32> init xavier_uniform
+rvnn.param @leaf_b : tensor<128xf32> init zeros
+rvnn.param @leaf_gamma : tensor<128xf32> init ones
+rvnn.param @leaf_beta : tensor<128xf32> init zeros
+rvnn.param @score_w1 : tensor<64x128xf32> init xavier_uniform
+rvnn.param @score_b1 : tensor<64xf32> init zeros
+rvnn.param @score_w2 : tensor<1x64xf32> init xavier_uniform
+rvnn.param @cell_w1 : tensor<512x256xf32> init xavier_uniform
+rvnn.param @cell_b1 : tensor<512xf32> init zeros
+rvnn.param @cell_w2 : tensor<512x512xf32> init xavier_uniform
+rvnn.param @cell_b2 : tensor<512xf32> init zeros
+rvnn.param @cell_gamma : tensor<128xf32> init ones
+rvnn.param @cell_beta : tensor<128xf32> init zeros
+rvnn.param @head_w1 : tensor<128x128xf32> init xavier_uniform
+rvnn.param @head_b1 : tensor<128xf32> init zeros
+rvnn.param @head_w2 : tensor<10x128xf32> init xavier_uniform
+rvnn.param @head_b2 : tensor<10xf32> init zeros
+
+// The shared GRC cell (models/cells.mlir, model-specs §1).
+func.func private @grc_cell(tensor<?x?xf32>, tensor<?x?xf32>,
+                            tensor<?x?xf32>, tensor<?xf32>,
+                            tensor<?x?xf32>, tensor<?xf32>,
+                            tensor<?xf32>, tensor<?xf32>) -> tensor<?x?xf32>
+
+// The S4D pre-chunk layer (models/cells.mlir).
+func.func private @s4d_layer(tensor<?x?x?xf32>, tensor<?x?xf32>,
+                             tensor<?xf32>, tensor<?x?xf32>, tensor<?x?xf32>,
+                             tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>,
+                             tensor<?xf32>, tensor<?x?xf32>, tensor<?x?xf32>,
+                             tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>,
+                             tensor<?x?xf32>, tensor<?xf32>)
+    -> tensor<?x?x?xf32>
+
+// The inner recursion: EBT-GRC (beam 7, ds 64) over R rows at once, from
+// the beams h [R, B, L, D] with scores accu and masks bm [R, B] and the
+// token mask [R, L]; L - 1 merge steps. Returns the 7 beam roots [R, 7, D]
+// (B when L = 1) with their scores and masks.
+func.func private @beam_tree(%h0d: tensor<?x?x?x128xf32>, %accu0d: tensor<?x?xf32>,
+                             %bm0d: tensor<?x?xf32>, %mask: tensor<?x?xf32>)
+    -> (tensor<?x?x128xf32>, tensor<?x?xf32>, tensor<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c7 = arith.constant 7 : index
+  %zero = arith.constant dense<0.0> : tensor<f32>
+  %one = arith.constant dense<1.0> : tensor<f32>
+  %n = tensor.dim %h0d, %c0 : tensor<?x?x?x128xf32>
+  %s = tensor.dim %h0d, %c2 : tensor<?x?x?x128xf32>
+
+  // Scorer (§3 EBT): Linear(2ds, ds) -> GELU -> Linear(ds, 1), ds = 64.
+  %sw1 = rvnn.param_get @score_w1 : tensor<64x128xf32>
+  %sb1 = rvnn.param_get @score_b1 : tensor<64xf32>
+  %sw2 = rvnn.param_get @score_w2 : tensor<1x64xf32>
+
+  // The cell's parameters, as the cell's dynamic signature takes them.
+  %w1 = rvnn.param_get @cell_w1 : tensor<512x256xf32>
+  %b1 = rvnn.param_get @cell_b1 : tensor<512xf32>
+  %w2 = rvnn.param_get @cell_w2 : tensor<512x512xf32>
+  %b2 = rvnn.param_get @cell_b2 : tensor<512xf32>
+  %gamma = rvnn.param_get @cell_gamma : tensor<128xf32>
+  %beta = rvnn.param_get @cell_beta : tensor<128xf32>
+  %w1d = tensor.cast %w1 : tensor<512x256xf32> to tensor<?x?xf32>
+  %b1d = tensor.cast %b1 : tensor<512xf32> to tensor<?xf32>
+  %w2d = tensor.cast %w2 : tensor<512x512xf32> to tensor<?x?xf32>
+  %b2d = tensor.cast %b2 : tensor<512xf32> to tensor<?xf32>
+  %gammad = tensor.cast %gamma : tensor<128xf32> to tensor<?xf32>
+  %betad = tensor.cast %beta : tensor<128xf32> to tensor<?xf32>
+
+  // The pair validity of step i is mask[:, i+1:] (pair j valid iff token
+  // i+1+j is real).
+  %s1 = arith.subi %s, %c1 : index
+  %pm0 = tensor.extract_slice %mask[0, 1] [%n, %s1] [1, 1]
+      : tensor<?x?xf32> to tensor<?x?xf32>
+
+  %fin:4 = rvnn.recurse (%h = %h0d, %accu = %accu0d, %bm = %bm0d, %pm = %pm0)
+      : tensor<?x?x?x128xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>
+      halting <none> max_steps %s1 {
+  ^bb0(%step: index, %h: tensor<?x?x?x128xf32>, %accu: tensor<?x?xf32>,
+       %bm: tensor<?x?xf32>, %pm: tensor<?x?xf32>):
+    %b = tensor.dim %h, %c1 : tensor<?x?x?x128xf32>
+    %sp = tensor.dim %h, %c2 : tensor<?x?x?x128xf32>
+    %p = arith.subi %sp, %c1 : index
+
+    // 1. Pair scores from the children's first ds = 64 features.
+    %lsl = tensor.extract_slice %h[0, 0, 0, 0] [%n, %b, %p, 64] [1, 1, 1, 1]
+        : tensor<?x?x?x128xf32> to tensor<?x?x?x64xf32>
+    %rsl = tensor.extract_slice %h[0, 0, 1, 0] [%n, %b, %p, 64] [1, 1, 1, 1]
+        : tensor<?x?x?x128xf32> to tensor<?x?x?x64xf32>
+    %lr = tensor.concat dim(3) %lsl, %rsl
+        : (tensor<?x?x?x64xf32>, tensor<?x?x?x64xf32>) -> tensor<?x?x?x128xf32>
+    %z1 = rvnn.linear %lr, %sw1, %sb1
+        : (tensor<?x?x?x128xf32>, tensor<64x128xf32>, tensor<64xf32>)
+        -> tensor<?x?x?x64xf32>
+    %z2 = rvnn.gelu %z1 : tensor<?x?x?x64xf32>
+    %z3 = rvnn.linear %z2, %sw2
+        : (tensor<?x?x?x64xf32>, tensor<1x64xf32>) -> tensor<?x?x?x1xf32>
+    %score = tensor.collapse_shape %z3 [[0], [1], [2, 3]]
+        : tensor<?x?x?x1xf32> into tensor<?x?x?xf32>
+    %pm3 = tensor.expand_shape %pm [[0], [1, 2]] output_shape [%n, 1, %p]
+        : tensor<?x?xf32> into tensor<?x1x?xf32>
+    %valid = rvnn.broadcast_like %pm3, %score
+        : (tensor<?x1x?xf32>, tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+    %prob = rvnn.masked_softmax %score, %valid {dim = 2 : i64}
+        : tensor<?x?x?xf32>, tensor<?x?x?xf32>
+
+    // 2. Top-7 pairs per beam over [P real pairs; 7 padding entries]. The
+    // ranking key is log p (the order of p; Gumbel noise on it in training
+    // is noise on the scores up to a per-beam shift); padding never beats a
+    // real pair, so the real picks are §3's top min(P, 7).
+    %ref7 = tensor.empty(%n, %b) : tensor<?x?x7xf32>
+    %pad7 = rvnn.broadcast_like %zero, %ref7
+        : (tensor<f32>, tensor<?x?x7xf32>) -> tensor<?x?x7xf32>
+    %ones = rvnn.broadcast_like %one, %score
+        : (tensor<f32>, tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+    %logp = math.log %prob : tensor<?x?x?xf32>
+    %key = tensor.concat dim(2) %logp, %pad7
+        : (tensor<?x?x?xf32>, tensor<?x?x7xf32>) -> tensor<?x?x?xf32>
+    %real = tensor.concat dim(2) %ones, %pad7
+        : (tensor<?x?x?xf32>, tensor<?x?x7xf32>) -> tensor<?x?x?xf32>
+    %probp = tensor.concat dim(2) %prob, %pad7
+        : (tensor<?x?x?xf32>, tensor<?x?x7xf32>) -> tensor<?x?x?xf32>
+    %top, %pick = rvnn.topk %key, %real {k = 7 : i64, gumbel = true}
+        : (tensor<?x?x?xf32>, tensor<?x?x?xf32>)
+        -> (tensor<?x?x7xf32>, tensor<?x?x7xi64>)
+    // Child scores: accu + log(p_pick + 1e-20), noise-free p.
+    %accu_c = rvnn.beam_accumulate %accu, %probp, %pick
+        : (tensor<?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x7xi64>)
+        -> tensor<?x?xf32>
+    // Child beam mask: parent's mask · (child 0 or sample not finished) ·
+    // (child picked a real pair, not padding).
+    %nd = tensor.extract_slice %pm[0, 0] [%n, 1] [1, 1]
+        : tensor<?x?xf32> to tensor<?x1xf32>
+    %ref6 = tensor.empty(%n) : tensor<?x6xf32>
+    %nd6 = rvnn.broadcast_like %nd, %ref6
+        : (tensor<?x1xf32>, tensor<?x6xf32>) -> tensor<?x6xf32>
+    %first = rvnn.broadcast_like %one, %nd
+        : (tensor<f32>, tensor<?x1xf32>) -> tensor<?x1xf32>
+    %keep7 = tensor.concat dim(1) %first, %nd6
+        : (tensor<?x1xf32>, tensor<?x6xf32>) -> tensor<?x7xf32>
+    %keep7e = tensor.expand_shape %keep7 [[0], [1, 2]] output_shape [%n, 1, 7]
+        : tensor<?x7xf32> into tensor<?x1x7xf32>
+    %keepc = rvnn.broadcast_like %keep7e, %pick
+        : (tensor<?x1x7xf32>, tensor<?x?x7xi64>) -> tensor<?x?x7xf32>
+    %bm3 = tensor.expand_shape %bm [[0], [1, 2]] output_shape [%n, %b, 1]
+        : tensor<?x?xf32> into tensor<?x?x1xf32>
+    %bmc = rvnn.broadcast_like %bm3, %pick
+        : (tensor<?x?x1xf32>, tensor<?x?x7xi64>) -> tensor<?x?x7xf32>
+    %bm_c3 = arith.mulf %bmc, %keepc : tensor<?x?x7xf32>
+    %bm_c2 = tensor.collapse_shape %bm_c3 [[0], [1, 2]]
+        : tensor<?x?x7xf32> into tensor<?x?xf32>
+    %pick2 = tensor.collapse_shape %pick [[0], [1, 2]]
+        : tensor<?x?x7xi64> into tensor<?x?xi64>
+    %ones_n = rvnn.broadcast_like %one, %pm
+        : (tensor<f32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+    %ref7n = tensor.empty(%n) : tensor<?x7xf32>
+    %pad_n = rvnn.broadcast_like %zero, %ref7n
+        : (tensor<f32>, tensor<?x7xf32>) -> tensor<?x7xf32>
+    // Per sample: 1 for the P real pairs, 0 for the 7 padding entries.
+    %real_n = tensor.concat dim(1) %ones_n, %pad_n
+        : (tensor<?x?xf32>, tensor<?x7xf32>) -> tensor<?x?xf32>
+    %is_real = rvnn.beam_gather %real_n, %pick2
+        : (tensor<?x?xf32>, tensor<?x?xi64>) -> tensor<?x?xf32>
+    %bm_c = arith.mulf %bm_c2, %is_real : tensor<?x?xf32>
+
+    // 3. Keep the top 7 children by accu (masked children never win).
+    %kv, %kept = rvnn.topk %accu_c, %bm_c {k = 7 : i64, gumbel = true}
+        : (tensor<?x?xf32>, tensor<?x?xf32>)
+        -> (tensor<?x7xf32>, tensor<?x7xi64>)
+    %h_k = rvnn.beam_gather %h, %kept {factor = 7 : i64}
+        : (tensor<?x?x?x128xf32>, tensor<?x7xi64>) -> tensor<?x7x?x128xf32>
+    %accu_k = rvnn.beam_gather %accu_c, %kept
+        : (tensor<?x?xf32>, tensor<?x7xi64>) -> tensor<?x7xf32>
+    %bm_k = rvnn.beam_gather %bm_c, %kept
+        : (tensor<?x?xf32>, tensor<?x7xi64>) -> tensor<?x7xf32>
+    %onehot = rvnn.one_hot %pick, %probp
+        : (tensor<?x?x7xi64>, tensor<?x?x?xf32>) -> tensor<?x?x7x?xf32>
+    %sel_c4 = tensor.extract_slice %onehot[0, 0, 0, 0] [%n, %b, 7, %p]
+        [1, 1, 1, 1] : tensor<?x?x7x?xf32> to tensor<?x?x7x?xf32>
+    %sel_c = tensor.collapse_shape %sel_c4 [[0], [1, 2], [3]]
+        : tensor<?x?x7x?xf32> into tensor<?x?x?xf32>
+    %sel = rvnn.beam_gather %sel_c, %kept
+        : (tensor<?x?x?xf32>, tensor<?x7xi64>) -> tensor<?x7x?xf32>
+    // 4. Compose only the selected pair: l = Σ sel·h[:-1], r = Σ sel·h[1:].
+    %m = arith.muli %n, %c7 : index
+    %hl = tensor.extract_slice %h_k[0, 0, 0, 0] [%n, 7, %p, 128] [1, 1, 1, 1]
+        : tensor<?x7x?x128xf32> to tensor<?x7x?x128xf32>
+    %hr = tensor.extract_slice %h_k[0, 0, 1, 0] [%n, 7, %p, 128] [1, 1, 1, 1]
+        : tensor<?x7x?x128xf32> to tensor<?x7x?x128xf32>
+    %hl3 = tensor.collapse_shape %hl [[0, 1], [2], [3]]
+        : tensor<?x7x?x128xf32> into tensor<?x?x128xf32>
+    %hr3 = tensor.collapse_shape %hr [[0, 1], [2], [3]]
+        : tensor<?x7x?x128xf32> into tensor<?x?x128xf32>
+    %sel2 = tensor.collapse_shape %sel [[0, 1], [2]]
+        : tensor<?x7x?xf32> into tensor<?x?xf32>
+    %sel3 = tensor.expand_shape %sel2 [[0], [1, 2]] output_shape [%m, 1, %p]
+        : tensor<?x?xf32> into tensor<?x1x?xf32>
+    %refD = tensor.empty(%m) : tensor<?x1x128xf32>
+    %accD = rvnn.broadcast_like %zero, %refD
+        : (tensor<f32>, tensor<?x1x128xf32>) -> tensor<?x1x128xf32>
+    %l3 = linalg.batch_matmul ins(%sel3, %hl3 : tensor<?x1x?xf32>, tensor<?x?x128xf32>)
+        outs(%accD : tensor<?x1x128xf32>) -> tensor<?x1x128xf32>
+    %r3 = linalg.batch_matmul ins(%sel3, %hr3 : tensor<?x1x?xf32>, tensor<?x?x128xf32>)
+        outs(%accD : tensor<?x1x128xf32>) -> tensor<?x1x128xf32>
+    %l2 = tensor.collapse_shape %l3 [[0, 1], [2]]
+        : tensor<?x1x128xf32> into tensor<?x128xf32>
+    %r2 = tensor.collapse_shape %r3 [[0, 1], [2]]
+        : tensor<?x1x128xf32> into tensor<?x128xf32>
+    %ld = tensor.cast %l2 : tensor<?x128xf32> to tensor<?x?xf32>
+    %rd = tensor.cast %r2 : tensor<?x128xf32> to tensor<?x?xf32>
+    %composed = func.call @grc_cell(%ld, %rd, %w1d, %b1d, %w2d, %b2d,
+                                    %gammad, %betad)
+        : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>,
+           tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>)
+        -> tensor<?x?xf32>
+    %composedD = tensor.cast %composed : tensor<?x?xf32> to tensor<?x128xf32>
+    %cand = tensor.expand_shape %composedD [[0, 1, 2], [3]]
+        output_shape [%n, 7, 1, 128]
+        : tensor<?x128xf32> into tensor<?x7x1x128xf32>
+    // h_j <- sel_j·cand + left_j·h_j + right_j·h_{j+1}.
+    %merged = rvnn.pair_merge %h_k, %cand, %sel
+        : (tensor<?x7x?x128xf32>, tensor<?x7x1x128xf32>, tensor<?x7x?xf32>)
+        -> tensor<?x7x?x128xf32>
+    // Finished samples keep h[..., :-1, :].
+    %nd_g = tensor.expand_shape %nd [[0], [1, 2, 3]] output_shape [%n, 1, 1, 1]
+        : tensor<?x1xf32> into tensor<?x1x1x1xf32>
+    %h_next = rvnn.gate %nd_g, %merged, %hl
+        : (tensor<?x1x1x1xf32>, tensor<?x7x?x128xf32>, tensor<?x7x?x128xf32>)
+        -> tensor<?x7x?x128xf32>
+    %p1 = arith.subi %p, %c1 : index
+    %pm_next = tensor.extract_slice %pm[0, 1] [%n, %p1] [1, 1]
+        : tensor<?x?xf32> to tensor<?x?xf32>
+
+    %h_y = tensor.cast %h_next : tensor<?x7x?x128xf32> to tensor<?x?x?x128xf32>
+    %accu_y = tensor.cast %accu_k : tensor<?x7xf32> to tensor<?x?xf32>
+    %bm_y = tensor.cast %bm_k : tensor<?x7xf32> to tensor<?x?xf32>
+    rvnn.yield %h_y, %accu_y, %bm_y, %pm_next
+        : tensor<?x?x?x128xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>
+  }
+
+
+  %bf = tensor.dim %fin#0, %c1 : tensor<?x?x?x128xf32>
+  %roots4 = tensor.extract_slice %fin#0[0, 0, 0, 0] [%n, %bf, 1, 128]
+      [1, 1, 1, 1] : tensor<?x?x?x128xf32> to tensor<?x?x1x128xf32>
+  %roots = tensor.collapse_shape %roots4 [[0], [1], [2, 3]]
+      : tensor<?x?x1x128xf32> into tensor<?x?x128xf32>
+  return %roots, %fin#1, %fin#2
+      : tensor<?x?x128xf32>, tensor<?x?xf32>, tensor<?x?xf32>
+}
+
+// A chunk row's beam score and beam mask from its elements' (§3):
+// accu [R, B, L] -> Σ_l accu [R, B]; bm [R, B, L] -> bm[:, :, 0].
+func.func private @chunk_beams(%accu: tensor<?x?x?xf32>, %bm: tensor<?x?x?xf32>)
+    -> (tensor<?x?xf32>, tensor<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %zero = arith.constant dense<0.0> : tensor<f32>
+  %one = arith.constant dense<1.0> : tensor<f32>
+  %r = tensor.dim %accu, %c0 : tensor<?x?x?xf32>
+  %b = tensor.dim %accu, %c1 : tensor<?x?x?xf32>
+  %l = tensor.dim %accu, %c2 : tensor<?x?x?xf32>
+  %rb = arith.muli %r, %b : index
+  %flat = tensor.collapse_shape %accu [[0, 1], [2]]
+      : tensor<?x?x?xf32> into tensor<?x?xf32>
+  %refL = tensor.empty(%l) : tensor<?xf32>
+  %onesL = rvnn.broadcast_like %one, %refL
+      : (tensor<f32>, tensor<?xf32>) -> tensor<?xf32>
+  %refRB = tensor.empty(%rb) : tensor<?xf32>
+  %zerosRB = rvnn.broadcast_like %zero, %refRB
+      : (tensor<f32>, tensor<?xf32>) -> tensor<?xf32>
+  %sum = linalg.matvec ins(%flat, %onesL : tensor<?x?xf32>, tensor<?xf32>)
+      outs(%zerosRB : tensor<?xf32>) -> tensor<?xf32>
+  %score = tensor.expand_shape %sum [[0, 1]] output_shape [%r, %b]
+      : tensor<?xf32> into tensor<?x?xf32>
+  %first = tensor.extract_slice %bm[0, 0, 0] [%r, %b, 1] [1, 1, 1]
+      : tensor<?x?x?xf32> to tensor<?x?xf32>
+  return %score, %first : tensor<?x?xf32>, tensor<?x?xf32>
+}
+
+func.func @forward(%tokens: tensor<?x?xi64>, %mask: tensor<?x?xf32>)
+    -> tensor<?x10xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant dense<0.0> : tensor<f32>
+  %one = arith.constant dense<1.0> : tensor<f32>
+  %n = tensor.dim %tokens, %c0 : tensor<?x?xi64>
+  %s = tensor.dim %tokens, %c1 : tensor<?x?xi64>
+
+  // Leaf states (§1): embedding·mask, input dropout, the S4D layer, then
+  // LN(Linear(D, D)(·)).
+  %table = rvnn.param_get @embedding : tensor<16x128xf32>
+  %x = rvnn.embedding %table, %tokens
+      : (tensor<16x128xf32>, tensor<?x?xi64>) -> tensor<?x?x128xf32>
+  %mask3 = tensor.expand_shape %mask [[0], [1, 2]] output_shape [%n, %s, 1]
+      : tensor<?x?xf32> into tensor<?x?x1xf32>
+  %maskD = rvnn.broadcast_like %mask3, %x
+      : (tensor<?x?x1xf32>, tensor<?x?x128xf32>) -> tensor<?x?x128xf32>
+  %masked = arith.mulf %x, %maskD : tensor<?x?x128xf32>
+  %dropped = rvnn.dropout %masked {rate = 1.000000e-01 : f64}
+      : tensor<?x?x128xf32>
+  // The S4D pre-chunk layer, from its stored parameters (@s4d_layer maps
+  // them to S4D's: @s4d_inv_params).
+  %f_ldc = rvnn.param_get @s4d_f_log_dt_centred : tensor<128xf32>
+  %f_log_a_re = rvnn.param_get @s4d_f_log_a_re : tensor<128x32xf32>
+  %f_a_im_offset = rvnn.param_get @s4d_f_a_im_offset : tensor<128x32xf32>
+  %f_c_re = rvnn.param_get @s4d_f_c_re : tensor<128x32xf32>
+  %f_c_im = rvnn.param_get @s4d_f_c_im : tensor<128x32xf32>
+  %f_skip = rvnn.param_get @s4d_f_skip : tensor<128xf32>
+  %f_ldc_d = tensor.cast %f_ldc : tensor<128xf32> to tensor<?xf32>
+  %f_log_a_re_d = tensor.cast %f_log_a_re
+      : tensor<128x32xf32> to tensor<?x?xf32>
+  %f_a_im_offset_d = tensor.cast %f_a_im_offset
+      : tensor<128x32xf32> to tensor<?x?xf32>
+  %f_c_re_d = tensor.cast %f_c_re : tensor<128x32xf32> to tensor<?x?xf32>
+  %f_c_im_d = tensor.cast %f_c_im : tensor<128x32xf32> to tensor<?x?xf32>
+  %f_skip_d = tensor.cast %f_skip : tensor<128xf32> to tensor<?xf32>
+  %b_ldc = rvnn.param_get @s4d_b_log_dt_centred : tensor<128xf32>
+  %b_log_a_re = rvnn.param_get @s4d_b_log_a_re : tensor<128x32xf32>
+  %b_a_im_offset = rvnn.param_get @s4d_b_a_im_offset : tensor<128x32xf32>
+  %b_c_re = rvnn.param_get @s4d_b_c_re : tensor<128x32xf32>
+  %b_c_im = rvnn.param_get @s4d_b_c_im : tensor<128x32xf32>
+  %b_skip = rvnn.param_get @s4d_b_skip : tensor<128xf32>
+  %b_ldc_d = tensor.cast %b_ldc : tensor<128xf32> to tensor<?xf32>
+  %b_log_a_re_d = tensor.cast %b_log_a_re
+      : tensor<128x32xf32> to tensor<?x?xf32>
+  %b_a_im_offset_d = tensor.cast %b_a_im_offset
+      : tensor<128x32xf32> to tensor<?x?xf32>
+  %b_c_re_d = tensor.cast %b_c_re : tensor<128x32xf32> to tensor<?x?xf32>
+  %b_c_im_d = tensor.cast %b_c_im : tensor<128x32xf32> to tensor<?x?xf32>
+  %b_skip_d = tensor.cast %b_skip : tensor<128xf32> to tensor<?xf32>
+  %glu_w = rvnn.param_get @s4d_glu_w : tensor<256x256xf32>
+  %glu_b = rvnn.param_get @s4d_glu_b : tensor<256xf32>
+  %glu_w_d = tensor.cast %glu_w : tensor<256x256xf32> to tensor<?x?xf32>
+  %glu_b_d = tensor.cast %glu_b : tensor<256xf32> to tensor<?xf32>
+  %dropped_d = tensor.cast %dropped : tensor<?x?x128xf32> to tensor<?x?x?xf32>
+  %s4d_d = func.call @s4d_layer(%dropped_d, %mask,
+      %f_ldc_d, %f_log_a_re_d, %f_a_im_offset_d,
+      %f_c_re_d, %f_c_im_d, %f_skip_d,
+      %b_ldc_d, %b_log_a_re_d, %b_a_im_offset_d,
+      %b_c_re_d, %b_c_im_d, %b_skip_d, %glu_w_d, %glu_b_d)
+      : (tensor<?x?x?xf32>, tensor<?x?xf32>,
+         tensor<?xf32>, tensor<?x?xf32>, tensor<?x?xf32>,
+         tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>,
+         tensor<?xf32>, tensor<?x?xf32>, tensor<?x?xf32>,
+         tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>,
+         tensor<?x?xf32>, tensor<?xf32>)
+      -> tensor<?x?x?xf32>
+  %s4d = tensor.cast %s4d_d : tensor<?x?x?xf32> to tensor<?x?x128xf32>
+  %leaf_w = rvnn.param_get @leaf_w : tensor<128x128xf32>
+  %leaf_b = rvnn.param_get @leaf_b : tensor<128xf32>
+  %leaf_gamma = rvnn.param_get @leaf_gamma : tensor<128xf32>
+  %leaf_beta = rvnn.param_get @leaf_beta : tensor<128xf32>
+  %proj = rvnn.linear %s4d, %leaf_w, %leaf_b
+      : (tensor<?x?x128xf32>, tensor<128x128xf32>, tensor<128xf32>)
+      -> tensor<?x?x128xf32>
+  %leaves = rvnn.layer_norm %proj, %leaf_gamma, %leaf_beta
+      : (tensor<?x?x128xf32>, tensor<128xf32>, tensor<128xf32>)
+      -> tensor<?x?x128xf32>
+
+  // One beam (§3): h [N, 1, S, D], accu 0 and bm 1 per element.
+  %h1 = tensor.expand_shape %leaves [[0, 1], [2], [3]]
+      output_shape [%n, 1, %s, 128]
+      : tensor<?x?x128xf32> into tensor<?x1x?x128xf32>
+  %h0 = tensor.cast %h1 : tensor<?x1x?x128xf32> to tensor<?x?x?x128xf32>
+  %ref1 = tensor.empty(%n, %s) : tensor<?x1x?xf32>
+  %accu1 = rvnn.broadcast_like %zero, %ref1
+      : (tensor<f32>, tensor<?x1x?xf32>) -> tensor<?x1x?xf32>
+  %bm1 = rvnn.broadcast_like %one, %ref1
+      : (tensor<f32>, tensor<?x1x?xf32>) -> tensor<?x1x?xf32>
+  %accu0 = tensor.cast %accu1 : tensor<?x1x?xf32> to tensor<?x?x?xf32>
+  %bm0 = tensor.cast %bm1 : tensor<?x1x?xf32> to tensor<?x?x?xf32>
+
+  // The aligned levels: all but the last of rvnn.chunk_depth's, or none
+  // under the non-RIR inference.
+  %levels = rvnn.chunk_depth %s {size = 30 : i64}
+  %levels1 = arith.subi %levels, %c1 : index
+  %rir_levels = arith.maxsi %levels1, %c0 : index
+  %rir = rvnn.eval_option "rir_inference" {training = 1 : i64,
+                                           evaluation = 0 : i64}
+  %aligned = arith.muli %rir_levels, %rir : index
+  %fin:4 = rvnn.recurse (%h = %h0, %accu = %accu0, %bm = %bm0, %m = %mask)
+      : tensor<?x?x?x128xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>,
+        tensor<?x?xf32>
+      halting <none> max_steps %aligned {
+  ^bb0(%level: index, %h: tensor<?x?x?x128xf32>, %accu: tensor<?x?x?xf32>,
+       %bm: tensor<?x?x?xf32>, %m: tensor<?x?xf32>):
+    %hc, %cmask = rvnn.chunk %h, %m {size = 30 : i64, dim = 2 : i64}
+        : (tensor<?x?x?x128xf32>, tensor<?x?xf32>)
+        -> (tensor<?x?x?x128xf32>, tensor<?x?xf32>)
+    %ac, %cmask_a = rvnn.chunk %accu, %m {size = 30 : i64, dim = 2 : i64}
+        : (tensor<?x?x?xf32>, tensor<?x?xf32>)
+        -> (tensor<?x?x?xf32>, tensor<?x?xf32>)
+    %bc, %cmask_b = rvnn.chunk %bm, %m {size = 30 : i64, dim = 2 : i64}
+        : (tensor<?x?x?xf32>, tensor<?x?xf32>)
+        -> (tensor<?x?x?xf32>, tensor<?x?xf32>)
+    %row_accu, %row_bm = func.call @chunk_beams(%ac, %bc)
+        : (tensor<?x?x?xf32>, tensor<?x?x?xf32>)
+        -> (tensor<?x?xf32>, tensor<?x?xf32>)
+    %roots, %root_accu, %root_bm = func.call @beam_tree(%hc, %row_accu,
+                                                        %row_bm, %cmask)
+        : (tensor<?x?x?x128xf32>, tensor<?x?xf32>, tensor<?x?xf32>,
+           tensor<?x?xf32>)
+        -> (tensor<?x?x128xf32>, tensor<?x?xf32>, tensor<?x?xf32>)
+
+    // Beam alignment: beam 0 stays, the others are drawn by score.
+    %drawn = rvnn.beam_align %root_accu, %root_bm
+        : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xi64>
+    %al_roots = rvnn.beam_gather %roots, %drawn
+        : (tensor<?x?x128xf32>, tensor<?x?xi64>) -> tensor<?x?x128xf32>
+    %al_accu = rvnn.beam_gather %root_accu, %drawn
+        : (tensor<?x?xf32>, tensor<?x?xi64>) -> tensor<?x?xf32>
+    %al_bm = rvnn.beam_gather %root_bm, %drawn
+        : (tensor<?x?xf32>, tensor<?x?xi64>) -> tensor<?x?xf32>
+
+    // The chunk rows become the next level's beams of sequences [N, B, S1];
+    // an item is real iff its chunk's first position is.
+    %items = rvnn.unchunk %al_roots, %m {dim = 2 : i64}
+        : (tensor<?x?x128xf32>, tensor<?x?xf32>) -> tensor<?x?x?x128xf32>
+    %items_accu = rvnn.unchunk %al_accu, %m {dim = 2 : i64}
+        : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?x?xf32>
+    %items_bm = rvnn.unchunk %al_bm, %m {dim = 2 : i64}
+        : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?x?xf32>
+    %rows = tensor.dim %cmask, %c0 : tensor<?x?xf32>
+    %first = tensor.extract_slice %cmask[0, 0] [%rows, 1] [1, 1]
+        : tensor<?x?xf32> to tensor<?xf32>
+    %items_mask = rvnn.unchunk %first, %m {dim = 1 : i64}
+        : (tensor<?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+    rvnn.yield %items, %items_accu, %items_bm, %items_mask
+        : tensor<?x?x?x128xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>,
+          tensor<?x?xf32>
+  }
+
+  // The last level: one chunk over the remaining sequence, not aligned, its
+  // beam roots marginalised (§3): w = softmax_b(bm·accu + (1-bm)·(-999999)),
+  // encoding = Σ_b w_b·root_b.
+  %last_accu, %last_bm = func.call @chunk_beams(%fin#1, %fin#2)
+      : (tensor<?x?x?xf32>, tensor<?x?x?xf32>)
+      -> (tensor<?x?xf32>, tensor<?x?xf32>)
+  %roots, %root_accu, %root_bm = func.call @beam_tree(%fin#0, %last_accu,
+                                                      %last_bm, %fin#3)
+      : (tensor<?x?x?x128xf32>, tensor<?x?xf32>, tensor<?x?xf32>,
+         tensor<?x?xf32>)
+      -> (tensor<?x?x128xf32>, tensor<?x?xf32>, tensor<?x?xf32>)
+  %enc = rvnn.beam_marginalize %roots, %root_accu, %root_bm
+      : (tensor<?x?x128xf32>, tensor<?x?xf32>, tensor<?x?xf32>)
+      -> tensor<?x128xf32>
+
+  // Head (§7): dropout -> Linear(D, D) -> GELU -> dropout -> Linear(D, 10).
+  %head_w1 = rvnn.param_get @head_w1 : tensor<128x128xf32>
+  %head_b1 = rvnn.param_get @head_b1 : tensor<128xf32>
+  %head_w2 = rvnn.param_get @head_w2 : tensor<10x128xf32>
+  %head_b2 = rvnn.param_get @head_b2 : tensor<10xf32>
+  %e0 = rvnn.dropout %enc {rate = 1.000000e-01 : f64} : tensor<?x128xf32>
+  %e1 = rvnn.linear %e0, %head_w1, %head_b1
+      : (tensor<?x128xf32>, tensor<128x128xf32>, tensor<128xf32>)
+      -> tensor<?x128xf32>
+  %e2 = rvnn.gelu %e1 : tensor<?x128xf32>
+  %e3 = rvnn.dropout %e2 {rate = 1.000000e-01 : f64} : tensor<?x128xf32>
+  %logits = rvnn.linear %e3, %head_w2, %head_b2
+      : (tensor<?x128xf32>, tensor<10x128xf32>, tensor<10xf32>)
+      -> tensor<?x10xf32>
+  return %logits : tensor<?x10xf32>
+}
