@@ -29,12 +29,12 @@
 #include "rvnn/Runtime/HostAllocator.h"
 #include "rvnn/Runtime/RunConfig.h"
 #include "rvnn/Runtime/Threads.h"
+#include "rvnn/Runtime/Train/ClipGradNorm.h"
 #include "rvnn/Runtime/Train/Optimiser.h"
 #include "rvnn/Runtime/Train/TrainerConfig.h"
 
 #include <ATen/Parallel.h>
 #include <torch/cuda.h>
-#include <torch/nn/utils/clip_grad.h>
 
 namespace rvnn::cli {
 
@@ -324,7 +324,7 @@ int runBench(const std::vector<std::string> &args) {
         loss.backward();
         const auto backwardDone = Clock::now();
         if (trainer.clip > 0)
-          torch::nn::utils::clip_grad_norm_(params, trainer.clip);
+          train::clipGradNorm(params, trainer.clip);
         optimiser.step();
         heapTrimmer.afterStep();
         const double value = loss.item<double>();

@@ -9,13 +9,13 @@
 #include <sstream>
 #include <stdexcept>
 
-#include <torch/nn/utils/clip_grad.h>
 #include <torch/types.h>
 
 #include "rvnn/Runtime/HostAllocator.h"
 #include "rvnn/Runtime/Report/RunPlots.h"
 #include "rvnn/Runtime/Train/BatchOrder.h"
 #include "rvnn/Runtime/Train/Checkpoint.h"
+#include "rvnn/Runtime/Train/ClipGradNorm.h"
 #include "rvnn/Runtime/Train/EarlyStopping.h"
 #include "rvnn/Runtime/Train/Evaluate.h"
 #include "rvnn/Runtime/Train/MetricsLog.h"
@@ -244,7 +244,7 @@ void Run::trainStep(const Batch &batch) {
                              ", step " + std::to_string(state_.step + 1));
   loss.backward();
   if (config_.clip > 0)
-    gradNormSum_ += torch::nn::utils::clip_grad_norm_(params_, config_.clip);
+    gradNormSum_ += clipGradNorm(params_, config_.clip);
   optimiser_.step();
   heapTrimmer_.afterStep();
   ++state_.batchInEpoch;
