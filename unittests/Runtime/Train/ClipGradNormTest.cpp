@@ -33,9 +33,10 @@ void expectSameAsTorch(std::vector<torch::Tensor> ours,
   EXPECT_NEAR(ourNorm, theirNorm, rtol * theirNorm);
   for (size_t i = 0; i < ours.size(); ++i) {
     ASSERT_EQ(ours[i].grad().defined(), theirs[i].grad().defined());
-    if (ours[i].grad().defined())
+    if (ours[i].grad().defined()) {
       EXPECT_TRUE(torch::allclose(ours[i].grad(), theirs[i].grad(), rtol, 0))
           << "gradient #" << i;
+    }
   }
 }
 
@@ -59,9 +60,11 @@ TEST(ClipGradNorm, LeavesGradientsBelowTheBoundUntouched) {
   const double norm = clipGradNorm(params, 1.0);
   EXPECT_GT(norm, 0);
   EXPECT_LT(norm, 1.0);
-  for (size_t i = 0; i < params.size(); ++i)
-    if (before[i].defined())
+  for (size_t i = 0; i < params.size(); ++i) {
+    if (before[i].defined()) {
       EXPECT_TRUE(torch::equal(params[i].grad(), before[i]));
+    }
+  }
 }
 
 TEST(ClipGradNorm, NonContiguousGradientsTakeTorchsForm) {
