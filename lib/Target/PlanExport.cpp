@@ -281,19 +281,17 @@ FailureOr<json::Value> mlir::rvnn::exportPlan(ModuleOp module) {
                                   {"functions", std::move(functions)}});
 }
 
-LogicalResult mlir::rvnn::writeCompiledModel(ModuleOp module,
-                                             StringRef directory,
-                                             StringRef sourcePath,
-                                             StringRef sourceText,
-                                             const KernelTarget &target,
-                                             const CudaTarget &cudaTarget) {
-  FailureOr<json::Value> plan = exportPlan(module);
-  if (failed(plan))
-    return failure();
-  if (std::error_code error = llvm::sys::fs::create_directories(directory))
-    return module.emitError("cannot create '")
-           << directory << "': " << error.message();
-  std::string planText = llvm::formatv("{0:2}", *plan).str();
+namespace mlir::rvnn {
+namespace {
+
+/// Writes the model's files into `directory` and appends their names to
+/// `written`, the manifest last.
+LogicalResult writeModelFiles(ModuleOp module, const json::Value &plan,
+                              StringRef directory, StringRef sourcePath,
+                              StringRef sourceText, const KernelTarget &target,
+                              const CudaTarget &cudaTarget,
+                              SmallVectorImpl<std::string> &written) {
+  std::string planText = llvm::formatv("{0:2}", plan).str();
   json::Array files{json::Object{{"path", "plan.json"},
                                  {"role", "plan"},
                                  {"sha256", sha256Hex(planText)}}};
@@ -311,6 +309,7 @@ LogicalResult mlir::rvnn::writeCompiledModel(ModuleOp module,
     files.push_back(json::Object{{"path", name.str()},
                                  {"role", role.str()},
                                  {"sha256", sha256Hex((*bytes)->getBuffer())}});
+    written.push_back(name.str());
     return success();
   };
   std::optional<json::Object> kernels;
@@ -365,10 +364,68 @@ LogicalResult mlir::rvnn::writeCompiledModel(ModuleOp module,
   llvm::SmallString<256> planPath(directory), manifestPath(directory);
   llvm::sys::path::append(planPath, "plan.json");
   llvm::sys::path::append(manifestPath, "manifest.json");
-  // The manifest goes last: a directory with a manifest is a complete model.
   if (failed(writeFileAtomically(module.getLoc(), planPath, planText)))
     return failure();
-  return writeFileAtomically(
-      module.getLoc(), manifestPath,
-      llvm::formatv("{0:2}", json::Value(std::move(manifest))).str());
+  written.push_back("plan.json");
+  if (failed(writeFileAtomically(
+          module.getLoc(), manifestPath,
+          llvm::formatv("{0:2}", json::Value(std::move(manifest))).str())))
+    return failure();
+  written.push_back("manifest.json");
+  return success();
+}
+
+/// Moves the files `names` (the manifest last) from `staging` into
+/// `directory`. A previous model's manifest goes first, so that a move
+/// that fails midway leaves a directory without one (not a model) rather
+/// than one whose manifest describes other files.
+LogicalResult moveModelFiles(Location loc, StringRef staging,
+                             StringRef directory, ArrayRef<std::string> names) {
+  llvm::SmallString<256> oldManifest(directory);
+  llvm::sys::path::append(oldManifest, "manifest.json");
+  if (std::error_code error = llvm::sys::fs::remove(oldManifest))
+    return emitError(loc, "cannot replace '")
+           << oldManifest << "': " << error.message();
+  for (const std::string &name : names) {
+    llvm::SmallString<256> from(staging), to(directory);
+    llvm::sys::path::append(from, name);
+    llvm::sys::path::append(to, name);
+    if (std::error_code error = llvm::sys::fs::rename(from, to))
+      return emitError(loc, "cannot move '")
+             << from << "' to '" << to << "': " << error.message();
+  }
+  return success();
+}
+
+} // namespace
+} // namespace mlir::rvnn
+
+LogicalResult mlir::rvnn::writeCompiledModel(ModuleOp module,
+                                             StringRef directory,
+                                             StringRef sourcePath,
+                                             StringRef sourceText,
+                                             const KernelTarget &target,
+                                             const CudaTarget &cudaTarget) {
+  FailureOr<json::Value> plan = exportPlan(module);
+  if (failed(plan))
+    return failure();
+  if (std::error_code error = llvm::sys::fs::create_directories(directory))
+    return module.emitError("cannot create '")
+           << directory << "': " << error.message();
+  // Everything is written into a staging directory inside `directory` (one
+  // file system, so the moves are renames) and moved in only when all of
+  // it was written: a compile that fails leaves the previous model whole.
+  llvm::SmallString<256> staging;
+  if (std::error_code error = llvm::sys::fs::createUniqueDirectory(
+          directory + "/.compiling", staging))
+    return module.emitError("cannot create a staging directory in '")
+           << directory << "': " << error.message();
+  SmallVector<std::string> written;
+  LogicalResult result =
+      writeModelFiles(module, *plan, staging, sourcePath, sourceText, target,
+                      cudaTarget, written);
+  if (succeeded(result))
+    result = moveModelFiles(module.getLoc(), staging, directory, written);
+  llvm::sys::fs::remove_directories(staging);
+  return result;
 }

@@ -18,9 +18,10 @@ namespace mlir::rvnn {
 FailureOr<llvm::json::Value> exportPlan(ModuleOp module);
 
 /// Writes plan.json and manifest.json (versions, the SHA-256 of the source
-/// and of every file of the model) into `directory`, each through a temporary
-/// file and a rename so a failed compile never leaves a half-written model
-/// behind. When the module holds a kernels module (`rvnn_exec.kernels`), its
+/// and of every file of the model) into `directory`. Every file is written
+/// into a staging directory inside it first and moved in (the manifest
+/// last) only when all were written, so a compile that fails leaves the
+/// previous model there whole and never a half-written one. When the module holds a kernels module (`rvnn_exec.kernels`), its
 /// kernels are compiled for `target` into `kernels.so` (emitKernelLibrary),
 /// listed in `files` with role `kernels`, and described by the manifest's
 /// `kernels` object (ABI, library, target triple, CPU, entry symbols); the
