@@ -28,6 +28,9 @@ void registerKernelOps(OpRegistry &registry);
 void registerDispatchOps(OpRegistry &registry);
 void registerCallOp(OpRegistry &registry);
 void registerVjpOp(OpRegistry &registry);
+/// Whether the vjp of `opName` has a graph-free rule; the others take ATen
+/// autograd's rule (the profile counts those: autogradRuleVjps).
+bool hasFastVjpRule(std::string_view opName);
 void registerExposeStructureOp(OpRegistry &registry);
 
 const nlohmann::json &attr(const PlanOp &op, std::string_view name);

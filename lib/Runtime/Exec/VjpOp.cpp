@@ -719,4 +719,8 @@ void vjp(Executor &executor, const PlanOp &op, Frame &frame) {
 
 void registerVjpOp(OpRegistry &registry) { registry[Vjp::name] = vjp; }
 
+bool hasFastVjpRule(std::string_view opName) {
+  return fastRules().count(opName) > 0;
+}
+
 } // namespace rvnn::runtime
