@@ -21,14 +21,14 @@ FailureOr<llvm::json::Value> exportPlan(ModuleOp module);
 /// and of every file of the model) into `directory`. Every file is written
 /// into a staging directory inside it first and moved in (the manifest
 /// last) only when all were written, so a compile that fails leaves the
-/// previous model there whole and never a half-written one. When the module holds a kernels module (`rvnn_exec.kernels`), its
-/// kernels are compiled for `target` into `kernels.so` (emitKernelLibrary),
-/// listed in `files` with role `kernels`, and described by the manifest's
-/// `kernels` object (ABI, library, target triple, CPU, entry symbols); the
-/// same kernels are compiled for `cudaTarget`'s chips into
-/// `kernels.<chip>.ptx` (role `ptx`) and, when ptxas is found,
-/// `kernels.<chip>.cubin` (role `cubin`) (emitCudaKernels), described by
-/// `kernels.cuda` (ABI, block size, files per arch, entry symbols, the
+/// previous model there whole and never a half-written one. When the module
+/// holds a kernels module (`rvnn_exec.kernels`), its kernels are compiled for
+/// `target` into `kernels.so` (emitKernelLibrary), listed in `files` with role
+/// `kernels`, and described by the manifest's `kernels` object (ABI, library,
+/// target triple, CPU, entry symbols); the same kernels are compiled for
+/// `cudaTarget`'s chips into `kernels.<chip>.ptx` (role `ptx`) and, when ptxas
+/// is found, `kernels.<chip>.cubin` (role `cubin`) (emitCudaKernels), described
+/// by `kernels.cuda` (ABI, block size, files per arch, entry symbols, the
 /// assembler or why there are no cubins).
 LogicalResult writeCompiledModel(ModuleOp module, StringRef directory,
                                  StringRef sourcePath, StringRef sourceText,
