@@ -47,7 +47,7 @@
 // PLAN-NOT: linalg
 // PLAN-NOT: rvnn_kernels
 
-// NOCC: error: kernel codegen: cannot find the C compiler 'cc' on PATH to link '{{.*}}nocc/kernels.so'
+// NOCC: error: kernel codegen: cannot find the C compiler 'cc' on PATH to link '{{.*}}nocc/.compiling-{{[^/]+}}/kernels.so'
 
 // FILES: kernels.so
 // FILES-NEXT: manifest.json
