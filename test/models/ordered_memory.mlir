@@ -37,8 +37,12 @@
 // EXEC: rvnn_exec.param @
 // EXEC-LABEL: rvnn_exec.func @forward
 // EXEC-NOT: {{ (arith|math|tensor|linalg|func|scf|rvnn)\.}}
+// The token loop's body holds the slot loop: its code before and after the
+// slot loop, and the slot loop's body, run as calls of compiler-derived
+// functions.
 // EXEC: rvnn_exec.recurse <none>
+// EXEC: rvnn_exec.call @[[PRE:forward_body_part_[0-9]+]]({{.*}}) forward @[[PRE]]_fwd backward @[[PRE]]_bwd grad_inputs
 // EXEC: rvnn_exec.recurse <none>
-// The inner (slot) loop body runs as one call of compiler-derived functions.
 // EXEC: rvnn_exec.call @forward_body({{.*}}) forward @forward_body_fwd backward @forward_body_bwd grad_inputs
+// EXEC: rvnn_exec.call @forward_body_part({{.*}}) forward @forward_body_part_fwd backward @forward_body_part_bwd grad_inputs
 // EXEC: rvnn_exec.return

@@ -59,16 +59,21 @@
 // EXEC-NOT: {{ (arith|math|tensor|linalg|func|scf|rvnn)\.}}
 // EXEC: rvnn_exec.chunk_depth %{{.*}} {size = 30 : i64}
 // EXEC: rvnn_exec.eval_option "rir_inference" {evaluation = 0 : i64, training = 1 : i64}
-// The outer (aligned) loop holds the inner one and stays on autograd; the
-// inner bodies (one EBT-GRC step) run as calls of compiler-derived functions.
+// The outer (aligned) loop holds the inner one: the code before it
+// (chunking) and after it (beam alignment, unchunking) runs as calls of
+// compiler-derived functions, the inner bodies (one EBT-GRC step) as one
+// call each.
 // EXEC: rvnn_exec.recurse <none>
-// EXEC: rvnn_exec.chunk
+// EXEC: rvnn_exec.call @[[PRE:forward_body_part_[0-9]+]]({{.*}}) forward @[[PRE]]_fwd backward @[[PRE]]_bwd grad_inputs
 // EXEC: rvnn_exec.recurse <none>
 // EXEC: rvnn_exec.call @forward_body({{.*}}) forward @forward_body_fwd backward @forward_body_bwd grad_inputs
+// EXEC: rvnn_exec.call @[[POST:forward_body_part]]({{.*}}) forward @[[POST]]_fwd backward @[[POST]]_bwd grad_inputs
+// EXEC: rvnn_exec.recurse <none>
+// EXEC: rvnn_exec.call @[[LAST:forward_body_[0-9]+]]({{.*}}) forward @[[LAST]]_fwd backward @[[LAST]]_bwd grad_inputs
+// EXEC: rvnn_exec.return
+// EXEC: rvnn_exec.func @[[PRE]](
+// EXEC: rvnn_exec.chunk
+// EXEC: rvnn_exec.func @[[POST]](
 // EXEC: rvnn_exec.beam_align
 // EXEC: rvnn_exec.beam_gather
 // EXEC: rvnn_exec.unchunk
-// EXEC: rvnn_exec.recurse <none>
-// EXEC: rvnn_exec.call @forward_body_0({{.*}}) forward @forward_body_0_fwd backward @forward_body_0_bwd grad_inputs
-// EXEC: rvnn_exec.beam_marginalize
-// EXEC: rvnn_exec.return

@@ -40,13 +40,18 @@
 // EXEC-NOT: {{ (arith|math|tensor|linalg|func|scf|rvnn)\.}}
 // EXEC: rvnn_exec.chunk_depth %{{.*}} {size = 30 : i64}
 // EXEC: rvnn_exec.recurse <none>
-// EXEC: rvnn_exec.chunk
-// The outer body holds the inner loop and stays on autograd; the inner body
-// (one GRC step) runs as one call of compiler-derived functions.
+// The outer body holds the inner loop: the code before it (chunking) and
+// after it (unchunking) runs as calls of compiler-derived functions, the
+// inner body (one GRC step) as one call; the masks get no cotangent.
+// EXEC: rvnn_exec.call @[[PRE:forward_body_part_[0-9]+]]({{.*}}) forward @[[PRE]]_fwd backward @[[PRE]]_bwd grad_inputs [0] :
 // EXEC: rvnn_exec.recurse <none>
 // EXEC: rvnn_exec.call @forward_body({{.*}}) forward @forward_body_fwd backward @forward_body_bwd grad_inputs
-// EXEC: rvnn_exec.unchunk
+// EXEC: rvnn_exec.call @[[POST:forward_body_part]]({{.*}}) forward @[[POST]]_fwd backward @[[POST]]_bwd grad_inputs [0] :
 // EXEC: rvnn_exec.return
+// EXEC: rvnn_exec.func @[[PRE]](
+// EXEC: rvnn_exec.chunk
+// EXEC: rvnn_exec.func @[[POST]](
+// EXEC: rvnn_exec.unchunk
 // EXEC: rvnn_exec.func @forward_body(
 // EXEC: rvnn_exec.func @forward_body_fwd(
 // EXEC: rvnn_exec.func @forward_body_bwd(

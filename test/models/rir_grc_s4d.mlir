@@ -25,17 +25,17 @@
 // EXEC: rvnn_exec.param @
 // EXEC-LABEL: rvnn_exec.func @forward
 // EXEC-NOT: {{ (arith|math|tensor|linalg|func|scf|rvnn)\.}}
-// EXEC: rvnn_exec.call @forward_part_0({{.*}}) forward @forward_part_0_fwd backward @forward_part_0_bwd
+// EXEC: rvnn_exec.call @[[LEAVES:forward_part_[0-9]+]]({{.*}}) forward @[[LEAVES]]_fwd backward @[[LEAVES]]_bwd
 // EXEC: rvnn_exec.recurse <none>
 // EXEC: rvnn_exec.return
 // The layer before the loop is differentiated by the compiler: each scan's
 // backward is a vjp (the runtime's reverse-scan rule), the mask no input.
-// EXEC: rvnn_exec.func @forward_part_0(
+// EXEC: rvnn_exec.func @[[LEAVES]](
 // EXEC-NOT: {{ (arith|math|tensor|linalg|func|scf|rvnn)\.}}
 // EXEC: rvnn_exec.diagonal_scan
 // EXEC-NOT: {{ (arith|math|tensor|linalg|func|scf|rvnn)\.}}
 // EXEC: rvnn_exec.diagonal_scan {{.*}} {reverse = true}
-// EXEC: rvnn_exec.func @forward_part_0_bwd(
+// EXEC: rvnn_exec.func @[[LEAVES]]_bwd(
 // EXEC: rvnn_exec.vjp({{.*}}) cotangents({{.*}}) grad_inputs [0, 1, 2, 3, 4, 5, 6]
 // EXEC-NEXT: ^bb0
 // EXEC-NEXT: rvnn_exec.diagonal_scan {{.*}} {reverse = true}

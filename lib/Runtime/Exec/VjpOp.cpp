@@ -278,6 +278,36 @@ sliceRule(Executor &, const PlanOp &op, const Frame &frame,
   return grads;
 }
 
+/// chunk and unchunk move elements: their cotangents move back (the
+/// padding chunk added gets none; unchunk's `ref` is read for its size).
+std::optional<std::vector<Tensor>>
+chunkRule(Executor &, const PlanOp &op, const Frame &frame,
+          const std::vector<Tensor> &cotangents,
+          const std::vector<bool> &wanted) {
+  using Chunk = exec::ChunkOp;
+  const int64_t size = attrAs<int64_t>(op, Chunk::attr::size);
+  std::vector<Tensor> grads(op.operands.size());
+  if (wanted[Chunk::operand::x])
+    grads[Chunk::operand::x] = ops::chunkBackward(
+        cotangents.at(0), frame.tensor(op, Chunk::operand::x).sizes(), size,
+        attrAs<int64_t>(op, Chunk::attr::dim));
+  if (wanted[Chunk::operand::mask])
+    grads[Chunk::operand::mask] = ops::chunkBackward(
+        cotangents.at(1), frame.tensor(op, Chunk::operand::mask).sizes(), size);
+  return grads;
+}
+
+std::optional<std::vector<Tensor>>
+unchunkRule(Executor &, const PlanOp &op, const Frame &frame,
+            const std::vector<Tensor> &cotangents, const std::vector<bool> &) {
+  using Unchunk = exec::UnchunkOp;
+  std::vector<Tensor> grads(op.operands.size());
+  grads[Unchunk::operand::x] = ops::unchunkBackward(
+      cotangents.at(0), frame.tensor(op, Unchunk::operand::x).sizes(),
+      attrAs<int64_t>(op, Unchunk::attr::dim));
+  return grads;
+}
+
 /// beam_gather's cotangent is scattered back to the rows it gathered (its
 /// input is read only for its shape: rvnn-exec-differentiate passes zeros
 /// broadcast to it); no gradient for the indices.
@@ -529,6 +559,8 @@ const std::map<std::string_view, FastRule> &fastRules() {
       {exec::GeometricAttentionOp::name, geometricAttentionRule},
       {exec::MaskedAttentionOp::name, maskedAttentionRule},
       {exec::CumaxOp::name, cumaxRule},
+      {exec::ChunkOp::name, chunkRule},
+      {exec::UnchunkOp::name, unchunkRule},
   };
   return rules;
 }

@@ -79,6 +79,22 @@ std::tuple<torch::Tensor, torch::Tensor> chunk(const torch::Tensor &x,
   return {chunks.reshape(merged), paddedMask.reshape({-1, size})};
 }
 
+torch::Tensor chunkBackward(const torch::Tensor &grad, torch::IntArrayRef sizes,
+                            int64_t size, int64_t dim) {
+  const int64_t length = sizes[dim];
+  if (length < size + size / 2)
+    return grad;
+  const int64_t count = (length + size - 1) / size;
+  // [N·S1, ..., size, ...] → [N, S1, ..., size, ...] → [N, ..., S1, size, ...]
+  std::vector<int64_t> split(grad.sizes().begin(), grad.sizes().end());
+  split[0] = sizes[0];
+  split.insert(split.begin() + 1, count);
+  std::vector<int64_t> padded(sizes.begin(), sizes.end());
+  padded[dim] = count * size;
+  return grad.reshape(split).movedim(1, dim).reshape(padded).narrow(dim, 0,
+                                                                    length);
+}
+
 int64_t chunkDepth(int64_t length, int64_t size) {
   TORCH_CHECK(size >= 2, "chunk_depth: size must be >= 2, got ", size);
   int64_t depth = 0;
@@ -101,6 +117,13 @@ torch::Tensor unchunk(const torch::Tensor &x, const torch::Tensor &ref,
   split[0] = x.size(0) / n;
   split.insert(split.begin(), n);
   return x.reshape(split).movedim(1, dim);
+}
+
+torch::Tensor unchunkBackward(const torch::Tensor &grad,
+                              torch::IntArrayRef sizes, int64_t dim) {
+  if (dim < 0)
+    dim += grad.dim();
+  return grad.movedim(dim, 1).reshape(sizes);
 }
 
 torch::Tensor pairMerge(const torch::Tensor &h, const torch::Tensor &cand,

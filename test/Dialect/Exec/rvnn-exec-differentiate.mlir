@@ -376,3 +376,66 @@ rvnn_exec.func @remat(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
 // CHECK-SAME:      %[[RY:[^:]*]]: tensor<?x4xf32>, %[[RW:[^:]*]]: tensor<4x4xf32>, %[[RX:[^:]*]]: tensor<?x4xf32>, %[[CT:[^:]*]]: tensor<?x4xf32>)
 // CHECK-NEXT:    %[[G:.*]] = rvnn_exec.gelu %[[RY]]
 // CHECK-NEXT:    rvnn_exec.vjp(%[[G]], %[[RW]]) cotangents(%[[CT]]) grad_inputs [0, 1]
+
+// -----
+
+// A body that holds a loop (RIR's outer loop around its inner recursion) is
+// differentiated like a function's body: the inner body becomes a call, and
+// so does each straight-line run of the outer body around the inner loop.
+rvnn_exec.param @w : tensor<4x4xf32> init <xavier_uniform>
+rvnn_exec.func @nested(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  %w = rvnn_exec.param_get @w : tensor<4x4xf32>
+  %h = rvnn_exec.recurse <fixed> (%x) {steps = 2 : i64}
+      : (tensor<?x4xf32>) -> tensor<?x4xf32> {
+  ^bb0(%t: index, %s: tensor<?x4xf32>):
+    %a = rvnn_exec.gemm %s, %w {transpose_rhs}
+        : (tensor<?x4xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
+    %inner = rvnn_exec.recurse <fixed> (%a) {steps = 3 : i64}
+        : (tensor<?x4xf32>) -> tensor<?x4xf32> {
+    ^bb1(%u: index, %v: tensor<?x4xf32>):
+      %g = rvnn_exec.gelu %v : tensor<?x4xf32>
+      rvnn_exec.yield %g : tensor<?x4xf32>
+    }
+    %b = rvnn_exec.elementwise <mul> %inner, %s : tensor<?x4xf32>
+    rvnn_exec.yield %b : tensor<?x4xf32>
+  }
+  rvnn_exec.return %h : tensor<?x4xf32>
+}
+// CHECK-LABEL: rvnn_exec.func @nested(
+// CHECK-NEXT:    %[[W:.*]] = rvnn_exec.param_get @w
+// CHECK-NEXT:    %[[H:.*]] = rvnn_exec.recurse <fixed>(%arg0)
+// CHECK-NEXT:    ^bb0(%{{.*}}: index, %[[S:.*]]: tensor<?x4xf32>):
+// CHECK-NEXT:      %[[A:.*]] = rvnn_exec.call @nested_body_part_0(%[[S]], %[[W]]) forward @nested_body_part_0_fwd backward @nested_body_part_0_bwd grad_inputs [0, 1]
+// CHECK-NEXT:      %[[INNER:.*]] = rvnn_exec.recurse <fixed>(%[[A]])
+// CHECK:             rvnn_exec.call @nested_body(
+// CHECK:           %[[B:.*]] = rvnn_exec.call @nested_body_part(%[[INNER]], %[[S]]) forward @nested_body_part_fwd backward @nested_body_part_bwd grad_inputs [0, 1]
+// CHECK-NEXT:      rvnn_exec.yield %[[B]]
+// CHECK:         rvnn_exec.return %[[H]]
+// CHECK-LABEL: rvnn_exec.func @nested_body_part_0_bwd(
+// CHECK-SAME:      -> (tensor<?x4xf32>, tensor<4x4xf32>)
+// CHECK-LABEL: rvnn_exec.func @nested_body_part_bwd(
+// CHECK-SAME:      -> (tensor<?x4xf32>, tensor<?x4xf32>)
+
+// -----
+
+// An operand's cotangent may come out less static than the operand (gate's
+// rule computes in the type of its `new` operand): the backward casts it to
+// the type the call hands on.
+rvnn_exec.param @w : tensor<4x4xf32> init <xavier_uniform>
+rvnn_exec.func @gated(%x: tensor<?x4xf32>, %g: tensor<?x1xf32>, %y: tensor<?x?xf32>) -> tensor<?x4xf32> {
+  %w = rvnn_exec.param_get @w : tensor<4x4xf32>
+  %h = rvnn_exec.recurse <fixed> (%x) {steps = 2 : i64}
+      : (tensor<?x4xf32>) -> tensor<?x4xf32> {
+  ^bb0(%t: index, %s: tensor<?x4xf32>):
+    %a = rvnn_exec.gemm %s, %w {transpose_rhs}
+        : (tensor<?x4xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
+    rvnn_exec.yield %a : tensor<?x4xf32>
+  }
+  %o = rvnn_exec.gate %g, %y, %h : (tensor<?x1xf32>, tensor<?x?xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
+  rvnn_exec.return %o : tensor<?x4xf32>
+}
+// CHECK-LABEL: rvnn_exec.func @gated_part_bwd(
+// CHECK-SAME:      -> tensor<?x4xf32>
+// CHECK:         %[[OLD:.*]] = rvnn_exec.elementwise <sub> {{.*}} : tensor<?x?xf32>
+// CHECK-NEXT:    %[[CAST:.*]] = rvnn_exec.cast %[[OLD]] : tensor<?x?xf32> to tensor<?x4xf32>
+// CHECK-NEXT:    rvnn_exec.return %[[CAST]] : tensor<?x4xf32>

@@ -193,6 +193,34 @@ TEST(RecursionOps, ChunkAndUnchunkGradients) {
       [&](const Inputs &in) { return ops::unchunk(in[0], ref, 2); }, {roots});
 }
 
+TEST(RecursionOps, ChunkAndUnchunkBackwardAreAutogradsRules) {
+  // What rvnn_exec.vjp's fast rules compute, against ATen autograd through
+  // the ops: padded chunks (x and mask), a sequence kept whole, unchunk.
+  auto vjpOf = [](const at::Tensor &input, const at::Tensor &output,
+                  const at::Tensor &cotangent) {
+    return torch::autograd::grad({output}, {input}, {cotangent})[0];
+  };
+  for (int64_t length : {7, 2}) {
+    auto x = uniformDoubles({2, 3, length, 4}, -1, 1, 11).requires_grad_(true);
+    auto mask = maskOfLengths({length, 1}, length).requires_grad_(true);
+    auto [chunks, chunkMask] = ops::chunk(x, mask, 2, /*dim=*/2);
+    auto dChunks = uniformDoubles(chunks.sizes().vec(), -1, 1, 12);
+    auto dMask = uniformDoubles(chunkMask.sizes().vec(), -1, 1, 13);
+    EXPECT_TRUE(
+        at::allclose(ops::chunkBackward(dChunks, x.sizes(), 2, /*dim=*/2),
+                     vjpOf(x, chunks, dChunks)))
+        << "length " << length;
+    EXPECT_TRUE(at::allclose(ops::chunkBackward(dMask, mask.sizes(), 2),
+                             vjpOf(mask, chunkMask, dMask)))
+        << "length " << length;
+  }
+  auto roots = uniformDoubles({8, 3, 4}, -1, 1, 14).requires_grad_(true);
+  auto result = ops::unchunk(roots, at::zeros({2, 7}, kDouble), 2);
+  auto dResult = uniformDoubles(result.sizes().vec(), -1, 1, 15);
+  EXPECT_TRUE(at::allclose(ops::unchunkBackward(dResult, roots.sizes(), 2),
+                           vjpOf(roots, result, dResult)));
+}
+
 TEST(RecursionOps, ChunkDepthCountsTheRoundsOfChunk) {
   // The level count is the number of chunk() rounds, each leaving one item
   // per chunk, that reduce a sequence to one item.

@@ -34,6 +34,13 @@ std::tuple<torch::Tensor, torch::Tensor> chunk(const torch::Tensor &x,
                                                const torch::Tensor &mask,
                                                int64_t size, int64_t dim = 1);
 
+/// chunk's backward: `grad` (of the chunks `[N·S1, ..., size, ...]`, or of
+/// the chunk mask `[N·S1, size]` with `dim` 1) back to the layout of the
+/// operand of sizes `sizes` (`[N, ..., S, ...]`): the chunk index leaves the
+/// batch and the padding is cut off; a sequence kept whole passes as is.
+torch::Tensor chunkBackward(const torch::Tensor &grad, torch::IntArrayRef sizes,
+                            int64_t size, int64_t dim = 1);
+
 /// rvnn.chunk_depth: how many rounds of chunk(size) reduce `length` items to
 /// one (0 for length <= 1; 1 + chunkDepth(ceil(length / size)) when length
 /// >= size + size/2; else 1). `size >= 2`.
@@ -43,6 +50,11 @@ int64_t chunkDepth(int64_t length, int64_t size);
 /// inserted as dim `dim`, e.g. `[N·S1, B, D]` → `[N, B, S1, D]` for dim 2.
 torch::Tensor unchunk(const torch::Tensor &x, const torch::Tensor &ref,
                       int64_t dim);
+
+/// unchunk's backward: `grad` (of the result) back to `[N·S1, ...]`, the
+/// layout of the operand of sizes `sizes`.
+torch::Tensor unchunkBackward(const torch::Tensor &grad,
+                              torch::IntArrayRef sizes, int64_t dim);
 
 /// rvnn.pair_merge: `h` `[..., S, D]`, `cand` `[..., S-1 or 1, D]`, `sel`
 /// `[..., S-1]` → `[..., S-1, D]` with `c = cumsum(sel)`, `left = 1-c`,

@@ -127,6 +127,11 @@ bool mlir::rvnn::exec::hasDifferentiableResults(Operation *op) {
               ShapeWitnessOp, DropoutMaskOp, ArgMaxOp, OneHotOp>(op);
 }
 
+bool mlir::rvnn::exec::passesCotangent(OpOperand &operand) {
+  auto unchunk = dyn_cast<UnchunkOp>(operand.getOwner());
+  return !unchunk || &operand != &unchunk.getRefMutable();
+}
+
 bool mlir::rvnn::exec::drawsRandomNumbers(Operation *op) {
   auto effects = dyn_cast<MemoryEffectOpInterface>(op);
   if (!effects)
@@ -536,6 +541,7 @@ LogicalResult ReverseSweep::differentiateGate(GateOp gate, Value cotangent) {
 LogicalResult ReverseSweep::emitVjp(ArrayRef<Operation *> ops,
                                     ArrayRef<Value> cotangents) {
   llvm::SetVector<Value> primals;
+  llvm::DenseSet<Value> receiving;
   SmallVector<Value> results;
   for (Operation *op : ops) {
     if (drawsRandomNumbers(op))
@@ -543,12 +549,15 @@ LogicalResult ReverseSweep::emitVjp(ArrayRef<Operation *> ops,
     if (op->getNumRegions() && !isa<DispatchOp>(op))
       return fail(op, "holds a region");
     primals.insert(op->operand_begin(), op->operand_end());
+    for (OpOperand &operand : op->getOpOperands())
+      if (passesCotangent(operand))
+        receiving.insert(operand.get());
     llvm::append_range(results, op->getResults());
   }
   SmallVector<int64_t> gradInputs;
   SmallVector<Type> gradTypes;
   for (auto [index, primal] : llvm::enumerate(primals))
-    if (isActive(primal)) {
+    if (isActive(primal) && receiving.contains(primal)) {
       gradInputs.push_back(index);
       gradTypes.push_back(primal.getType());
     }

@@ -28,6 +28,10 @@ bool drawsRandomNumbers(Operation *op);
 /// for shape queries, comparisons, masks, allocations and index results.
 bool hasDifferentiableResults(Operation *op);
 
+/// Whether a cotangent of `operand`'s owner can flow to `operand`: false for
+/// an operand read for its size only (unchunk's `ref`).
+bool passesCotangent(OpOperand &operand);
+
 /// The state of one reverse sweep. Adjoint ops are appended to `backward`'s
 /// block and may use primal values directly (the pass turns those uses into
 /// residuals afterwards); shape queries of primal values are emitted on the

@@ -5,7 +5,8 @@
 // `@F_fwd` (the results, then the residuals the backward needs) and `@F_bwd`
 // (residuals and result cotangents to operand cotangents); the body becomes
 // one rvnn_exec.call of them, which the runtime records as one backward step
-// per loop iteration.
+// per loop iteration. Straight-line code between loops (of a function, or of
+// a body that holds loops) becomes calls the same way, one per run.
 //
 //===----------------------------------------------------------------------===//
 
@@ -56,9 +57,6 @@ private:
   bool mark(Value value) {
     return isDifferentiableType(value.getType()) && active.insert(value).second;
   }
-  bool anyActive(ValueRange values) const {
-    return llvm::any_of(values, [&](Value v) { return isActive(v); });
-  }
 
   bool visit(Operation *op) {
     bool changed = false;
@@ -82,7 +80,16 @@ private:
       if (isActive(op->getOperand(0)) ||
           isActive(body.getTerminator()->getOperand(0)))
         changed |= mark(op->getResult(0));
-    } else if (hasDifferentiableResults(op) && anyActive(op->getOperands())) {
+    } else if (auto chunk = dyn_cast<ChunkOp>(op)) {
+      // The chunk mask reads only the mask: a mask stays inactive.
+      if (isActive(chunk.getX()))
+        changed |= mark(chunk.getChunks());
+      if (isActive(chunk.getMask()))
+        changed |= mark(chunk.getChunkMask());
+    } else if (hasDifferentiableResults(op) &&
+               llvm::any_of(op->getOpOperands(), [&](OpOperand &operand) {
+                 return passesCotangent(operand) && isActive(operand.get());
+               })) {
       for (Value result : op->getResults())
         changed |= mark(result);
     }
@@ -256,6 +263,10 @@ private:
     SmallVector<Value> grads;
     for (auto [index, arg] : llvm::enumerate(fwdBlock.getArguments()))
       if (Value grad = sweep.adjointOf(arg)) {
+        // A rule may give a less static type than the input's (a state that
+        // grows by concatenation); the call hands on the input's.
+        if (grad.getType() != arg.getType())
+          grad = builder.create<CastOp>(run.loc, arg.getType(), grad);
         gradInputs.push_back(index);
         grads.push_back(grad);
       }
@@ -461,19 +472,22 @@ void recomputeSizesAfter(Run &run) {
     }
 }
 
-/// The maximal runs of straight-line code of `func`'s body from `start` on,
-/// between its loops, each with the values read after it as results.
-SmallVector<Run> straightLineRuns(FuncOp func, Operation *start) {
-  Block &block = func.getBody().front();
+/// Whether `op` is a loop the pass differentiates body by body.
+bool isLoop(Operation *op) { return isa<RecurseOp, BalancedReduceOp>(op); }
+
+/// The maximal runs of straight-line code of `block` (a function's body or a
+/// loop body holding loops) from `start` on, between its loops, each with the
+/// values read after it (its terminator included) as results and named
+/// `name`.
+SmallVector<Run> straightLineRuns(Block &block, Operation *start, Location loc,
+                                  StringRef name) {
   SmallVector<Run> runs;
   auto startRun = [&] {
-    runs.push_back(Run{
-        func.getLoc(), &block, {}, {}, {}, (func.getName() + "_part").str()});
+    runs.push_back(Run{loc, &block, {}, {}, {}, name.str()});
   };
   startRun();
   for (Operation &op : llvm::make_range(Block::iterator(start), block.end())) {
-    if (op.hasTrait<OpTrait::IsTerminator>() ||
-        isa<RecurseOp, BalancedReduceOp>(op)) {
+    if (op.hasTrait<OpTrait::IsTerminator>() || isLoop(&op)) {
       if (!runs.back().ops.empty())
         startRun();
       continue;
@@ -506,22 +520,42 @@ struct RvnnExecDifferentiate
     SymbolTable symbols(module);
     SmallVector<FuncOp> functions(module.getOps<FuncOp>());
     for (FuncOp func : functions) {
-      Operation *start = hoistLeaves(func.getBody().front());
+      Block &entry = func.getBody().front();
+      Operation *start = hoistLeaves(entry);
       Activity activity;
       activity.propagate(func.getBody());
+      // Inner loops first: an outer body then holds their calls.
       SmallVector<Operation *> loops;
       func.walk([&](Operation *op) {
-        if (isa<RecurseOp, BalancedReduceOp>(op))
+        if (isLoop(op))
           loops.push_back(op);
       });
-      for (Operation *loop : loops)
-        differentiate(loopBody(loop, func), loop, func, activity, symbols);
-      // Last first: a run's inputs are still the values the analysis saw.
-      SmallVector<Run> runs = straightLineRuns(func, start);
-      for (Run &run : llvm::reverse(runs)) {
-        Operation *first = run.ops.front();
-        differentiate(std::move(run), first, func, activity, symbols);
+      for (Operation *loop : loops) {
+        Block &body = loop->getRegion(0).front();
+        bool holdsLoop =
+            llvm::any_of(body, [](Operation &op) { return isLoop(&op); });
+        if (holdsLoop)
+          differentiateRuns(body, &body.front(), loop->getLoc(),
+                            (func.getName() + "_body_part").str(), func,
+                            activity, symbols);
+        else
+          differentiate(loopBody(loop, func), loop, func, activity, symbols);
       }
+      differentiateRuns(entry, start, func.getLoc(),
+                        (func.getName() + "_part").str(), func, activity,
+                        symbols);
+    }
+  }
+
+  /// Differentiates each straight-line run of `block` from `start` on.
+  void differentiateRuns(Block &block, Operation *start, Location loc,
+                         StringRef name, FuncOp func, const Activity &activity,
+                         SymbolTable &symbols) {
+    // Last first: a run's inputs are still the values the analysis saw.
+    SmallVector<Run> runs = straightLineRuns(block, start, loc, name);
+    for (Run &run : llvm::reverse(runs)) {
+      Operation *first = run.ops.front();
+      differentiate(std::move(run), first, func, activity, symbols);
     }
   }
 

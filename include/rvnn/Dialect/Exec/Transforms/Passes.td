@@ -138,10 +138,13 @@ def RvnnExecDifferentiate
     backward needs are emitted on the forward side so that only sizes, not
     tensors, become residuals.
 
-    A body holding a nested loop, or an op that draws random numbers
-    (`topk` with Gumbel noise, `beam_align`) on a differentiable path, is
-    left unchanged with a remark naming the op; it then runs with ATen's
-    autograd as before. `-mlir-pass-statistics` counts both outcomes.
+    A body that holds loops (Recursion in Recursion's outer loop, Ordered
+    Memory's token loop) is differentiated like a function's body: its inner
+    loops' bodies become calls, and so does each straight-line run between
+    them. A run with an op that draws random numbers (`topk` with Gumbel
+    noise, `beam_align`) on a differentiable path is left unchanged with a
+    remark naming the op; it then runs with ATen's autograd as before.
+    `-mlir-pass-statistics` counts both outcomes.
   }];
   let statistics = [
     Statistic<"numDifferentiated", "differentiated-runs",
