@@ -18,6 +18,8 @@ void rvnn::buildFrontPipeline(OpPassManager &pm,
   pm.addPass(createInlinerPass());
   pm.addPass(createRvnnInferShapes());
   pm.addPass(createCanonicalizerPass());
+  // After shape inference: a slice's whole-dim test needs the static sizes.
+  pm.addPass(createRvnnFoldSliceConcat());
   // Canonicalisation folds tensor.dim of a reshape into affine.apply (e.g.
   // dim 0 of collapse_shape [[0, 1], [2]] of [N, S, D] -> N·S); lower it to
   // arith on index, which lowers to the contract's index arithmetic.
@@ -52,7 +54,7 @@ void rvnn::registerCompilePipeline() {
   PassPipelineRegistration<CompilePipelineOptions>(
       "rvnn-front",
       "The front end: link cells, expand bounded self-recursion, inline, infer "
-      "shapes, canonicalize, lower "
+      "shapes, canonicalize, fold concatenated unit slices, lower "
       "affine.apply to arith, CSE, hoist and batch what recurrences compute "
       "from their inputs alone, canonicalize, CSE, drop unused symbols",
       buildFrontPipeline);

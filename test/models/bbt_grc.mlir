@@ -16,7 +16,9 @@
 // COMPILED-LABEL: func.func @forward
 // COMPILED: rvnn.balanced_reduce
 // COMPILED-NOT: call
-// COMPILED: tensor.concat dim(1) %{{.*}}, %{{.*}} : (tensor<?x128xf32>, tensor<?x128xf32>) -> tensor<?x256xf32>
+// The cell's [l; r] of the children is a view of them (rvnn-fold-slice-concat).
+// COMPILED: ^bb0(%[[CHILDREN:.*]]: tensor<?x2x128xf32>,
+// COMPILED: tensor.collapse_shape %[[CHILDREN]] {{\[}}[0], [1, 2]] : tensor<?x2x128xf32> into tensor<?x256xf32>
 // COMPILED: rvnn.linear {{.*}} -> tensor<?x512xf32>
 // COMPILED: rvnn.layer_norm {{.*}} -> tensor<?x128xf32>
 // COMPILED: rvnn.yield

@@ -27,7 +27,9 @@
 // COMPILED: rvnn.embedding {{.*}} -> tensor<?x?x200xf32>
 // COMPILED: rvnn.balanced_reduce
 // COMPILED-NOT: call
-// COMPILED: tensor.concat dim(1) %{{.*}}, %{{.*}} : (tensor<?x200xf32>, tensor<?x200xf32>) -> tensor<?x400xf32>
+// The cell's [l; r] of the children is a view of them (rvnn-fold-slice-concat).
+// COMPILED: ^bb0(%[[CHILDREN:.*]]: tensor<?x2x200xf32>,
+// COMPILED: tensor.collapse_shape %[[CHILDREN]] {{\[}}[0], [1, 2]] : tensor<?x2x200xf32> into tensor<?x400xf32>
 // COMPILED: rvnn.linear {{.*}} -> tensor<?x800xf32>
 // COMPILED: rvnn.layer_norm {{.*}} -> tensor<?x200xf32>
 // COMPILED: rvnn.yield

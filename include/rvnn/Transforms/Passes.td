@@ -103,6 +103,26 @@ def RvnnInferShapes : Pass<"rvnn-infer-shapes", "::mlir::ModuleOp"> {
                            "::mlir::tensor::TensorDialect"];
 }
 
+def RvnnFoldSliceConcat : Pass<"rvnn-fold-slice-concat"> {
+  let summary = "Concatenated unit slices of one tensor as one collapse_shape";
+  let description = [{
+    A `tensor.concat` along dim `d` of the slices `x[..., j, ...]` of one
+    tensor `x` (`j = 0 .. K-1` in order, `K` the static size of `x`'s dim `d`,
+    which each slice drops; offset 0 and the whole size on every other dim;
+    unit strides) is `x` with dims `d` and `d+1` merged: a
+    `tensor.collapse_shape`, which the runtime executes as a view where the
+    concat copied, and whose backward is a reshape where the concat's was a
+    slice per input and a concatenation. The GRC cell's `[l; r]` of a
+    tree's children `[N, 2, D]` (BBT-GRC, BKT-GRC's chunks, CRvNN's and
+    EBT-GRC's pairs when they come from one tensor) is one.
+
+    Example: `rvnn-opt models/bbt_grc.mlir --rvnn-front=library=models/cells.mlir`
+    shows `tensor.collapse_shape %children [[0], [1, 2]]` where the cell
+    concatenated its children.
+  }];
+  let dependentDialects = ["::mlir::tensor::TensorDialect"];
+}
+
 def RvnnHoistStepInvariant : Pass<"rvnn-hoist-step-invariant"> {
   let summary = "Batch the state-independent part of a recurrence over all "
                 "steps";

@@ -384,6 +384,18 @@ DimRef sizeRoot(Value value, int64_t dim) {
     if (dim != static_cast<int64_t>(concat.getDim()))
       return sizeRoot(concat.getInputs().front(), dim);
   }
+  if (auto reshape = dyn_cast<ReshapeOp>(def)) {
+    // A dynamic dim's size is an operand (a collapse of children [N, 2, D]
+    // into [N, 2D] reads N of the children).
+    ArrayRef<int64_t> shape = reshape.getType().getShape();
+    if (ShapedType::isDynamic(shape[dim])) {
+      int64_t operand =
+          llvm::count_if(shape.take_front(dim), ShapedType::isDynamic);
+      if (std::optional<DimRef> root =
+              sizeRootOfIndex(reshape.getSizes()[operand]))
+        return *root;
+    }
+  }
   if (auto slice = dyn_cast<SliceOp>(def)) {
     // The source dim behind result dim `dim`, and its dynamic size operand.
     ArrayRef<int64_t> dropped = slice.getDroppedDims();
