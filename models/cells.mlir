@@ -283,6 +283,69 @@ func.func @self_iru_cell(%depth: index {rvnn.recursion_depth}, %node: index,
   return %h_new, %c_new : tensor<?x?xf32>, tensor<?x?xf32>
 }
 
+// The LSTM base transforms of one Self-IRU step (the paper's §2.3, "RNN
+// units, e.g. LSTM"), shared by models/self_iru.mlir and
+// models/self_iru_listops.mlir: each of the K = 3(L+1) transforms F_⋆^(l)
+// is its own LSTM cell step read out at its hidden output, with the
+// Self-IRU's state (h_{t-1}, c_{t-1}) as the LSTM state:
+//   (i, f', g, o') = W_ih·x_t + b_ih + W_hh·h_{t-1} + b_hh
+//   F = σ(o')⊙tanh(σ(f')⊙c_{t-1} + σ(i)⊙tanh(g))
+// x, h, c [M, D]; ih_w, hh_w [4·K·D, D] with gate-major rows, row
+// (q·K + k)·D + j for LSTM gate q ∈ (i, f, g, o), cell k and unit j, so that
+// each LSTM gate of all cells is one contiguous [M, K·D] block and cell k's
+// output lands at columns [kD, (k+1)D) of the result [M, K·D], the layout
+// @self_iru_cell reads. Sizes come from x and the weights, not the state, so
+// that rvnn-hoist-step-invariant sees the input half as state-free.
+func.func @self_iru_lstm_base(%x: tensor<?x?xf32>, %h: tensor<?x?xf32>,
+                              %c: tensor<?x?xf32>, %ih_w: tensor<?x?xf32>,
+                              %ih_b: tensor<?xf32>, %hh_w: tensor<?x?xf32>,
+                              %hh_b: tensor<?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %m = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %d = tensor.dim %x, %c1 : tensor<?x?xf32>
+  %rows = tensor.dim %ih_w, %c0 : tensor<?x?xf32>
+  %kd = arith.divui %rows, %c4 : index
+  %k = arith.divui %kd, %d : index
+  %g_x = rvnn.linear %x, %ih_w, %ih_b
+      : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>) -> tensor<?x?xf32>
+  %g_h = rvnn.linear %h, %hh_w, %hh_b
+      : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>) -> tensor<?x?xf32>
+  %g = arith.addf %g_x, %g_h : tensor<?x?xf32>
+  %at_g = arith.muli %kd, %c2 : index
+  %at_o = arith.muli %kd, %c3 : index
+  %i_in = tensor.extract_slice %g[0, 0] [%m, %kd] [1, 1]
+      : tensor<?x?xf32> to tensor<?x?xf32>
+  %f_in = tensor.extract_slice %g[0, %kd] [%m, %kd] [1, 1]
+      : tensor<?x?xf32> to tensor<?x?xf32>
+  %g_in = tensor.extract_slice %g[0, %at_g] [%m, %kd] [1, 1]
+      : tensor<?x?xf32> to tensor<?x?xf32>
+  %o_in = tensor.extract_slice %g[0, %at_o] [%m, %kd] [1, 1]
+      : tensor<?x?xf32> to tensor<?x?xf32>
+  %i_l = rvnn.sigmoid %i_in : tensor<?x?xf32>
+  %f_l = rvnn.sigmoid %f_in : tensor<?x?xf32>
+  %g_l = math.tanh %g_in : tensor<?x?xf32>
+  %o_l = rvnn.sigmoid %o_in : tensor<?x?xf32>
+  // c_{t-1} for each of the K cells; tensor.empty only gives a shape to
+  // broadcast to.
+  %c_3 = tensor.expand_shape %c [[0], [1, 2]] output_shape [%m, 1, %d]
+      : tensor<?x?xf32> into tensor<?x1x?xf32>
+  %cells_shape = tensor.empty(%m, %k, %d) : tensor<?x?x?xf32>
+  %c_b = rvnn.broadcast_like %c_3, %cells_shape
+      : (tensor<?x1x?xf32>, tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %c_k = tensor.collapse_shape %c_b [[0], [1, 2]]
+      : tensor<?x?x?xf32> into tensor<?x?xf32>
+  %kept = arith.mulf %f_l, %c_k : tensor<?x?xf32>
+  %written = arith.mulf %i_l, %g_l : tensor<?x?xf32>
+  %lstm_c = arith.addf %kept, %written : tensor<?x?xf32>
+  %lstm_c_act = math.tanh %lstm_c : tensor<?x?xf32>
+  %base = arith.mulf %o_l, %lstm_c_act : tensor<?x?xf32>
+  return %base : tensor<?x?xf32>
+}
+
 // ---- ON-LSTM family time steps (model-specs §6) ---------------------------
 // One step t of the ordered-neurons recurrences over the inputs x [M, S, E]
 // (mask [M, S], 1 = real token) from the state (h, c), each [M, H]. The
