@@ -863,6 +863,223 @@ func.func @om_cell(%v: tensor<?x?xf32>, %h: tensor<?x?xf32>,
   return %out : tensor<?x?xf32>
 }
 
+// Ordered Memory's token step and its parts, shared by
+// models/ordered_memory.mlir (ListOps) and models/ordered_memory_logic.mlir
+// (logical inference); the equations are in models/ordered_memory.mlir's
+// header. The weights come as arguments: the attention's q_w, k_w [D, D],
+// their biases and LayerNorms [D], score_w [1, D] and 1/sqrt(D) (a
+// constant of the caller); the cell's w1 [4D, 2D], w2 [4D, 4D], their biases and the LayerNorm
+// shared with the input transform. Dropout rates are attributes, so they
+// are one for both models: the authors' ListOps script's 0.3 in the
+// attention (before W_q, W_k and w_β) and, in @om_cell, 0.1.
+
+// The attention over slots: x [N, D], memory output mo [N, n, D], the
+// previous step's cumulative attention cp [N, n] -> p [N, n].
+func.func @om_attention(%x: tensor<?x?xf32>, %mo: tensor<?x?x?xf32>,
+                        %cp: tensor<?x?xf32>, %inv_sqrt_d: tensor<f32>,
+                        %q_w: tensor<?x?xf32>, %q_b: tensor<?xf32>,
+                        %q_gamma: tensor<?xf32>, %q_beta: tensor<?xf32>,
+                        %k_w: tensor<?x?xf32>, %k_b: tensor<?xf32>,
+                        %k_gamma: tensor<?xf32>, %k_beta: tensor<?xf32>,
+                        %score_w: tensor<1x?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %mo, %c0 : tensor<?x?x?xf32>
+  %slots = tensor.dim %mo, %c1 : tensor<?x?x?xf32>
+  %d = tensor.dim %x, %c1 : tensor<?x?xf32>
+  %zero = arith.constant dense<0.0> : tensor<f32>
+  %one = arith.constant dense<1.0> : tensor<f32>
+  %floor = arith.constant dense<1.000000e-05> : tensor<f32>
+  %xd = rvnn.dropout %x {rate = 3.000000e-01 : f64} : tensor<?x?xf32>
+  %q0 = rvnn.linear %xd, %q_w, %q_b
+      : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>)
+      -> tensor<?x?xf32>
+  %q = rvnn.layer_norm %q0, %q_gamma, %q_beta
+      : (tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>)
+      -> tensor<?x?xf32>
+  %mod = rvnn.dropout %mo {rate = 3.000000e-01 : f64} : tensor<?x?x?xf32>
+  %k0 = rvnn.linear %mod, %k_w, %k_b
+      : (tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?xf32>)
+      -> tensor<?x?x?xf32>
+  %k = rvnn.layer_norm %k0, %k_gamma, %k_beta
+      : (tensor<?x?x?xf32>, tensor<?xf32>, tensor<?xf32>)
+      -> tensor<?x?x?xf32>
+  %q3 = tensor.expand_shape %q [[0, 1], [2]] output_shape [%n, 1, %d]
+      : tensor<?x?xf32> into tensor<?x1x?xf32>
+  %qb = rvnn.broadcast_like %q3, %k
+      : (tensor<?x1x?xf32>, tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %qk = arith.addf %qb, %k : tensor<?x?x?xf32>
+  %r = rvnn.relu %qk : tensor<?x?x?xf32>
+  %rd = rvnn.dropout %r {rate = 3.000000e-01 : f64} : tensor<?x?x?xf32>
+  %s3 = rvnn.linear %rd, %score_w
+      : (tensor<?x?x?xf32>, tensor<1x?xf32>) -> tensor<?x?x1xf32>
+  %s = tensor.collapse_shape %s3 [[0], [1, 2]]
+      : tensor<?x?x1xf32> into tensor<?x?xf32>
+  %scale = rvnn.broadcast_like %inv_sqrt_d, %s
+      : (tensor<f32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %beta = arith.mulf %s, %scale : tensor<?x?xf32>
+  // The mask: cp_{i+1} where it is >= 1e-5, and 1 for the last slot.
+  %last = arith.subi %slots, %c1 : index
+  %upper = tensor.extract_slice %cp[0, 1] [%n, %last] [1, 1]
+      : tensor<?x?xf32> to tensor<?x?xf32>
+  %floors = rvnn.broadcast_like %floor, %upper
+      : (tensor<f32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %kept = arith.cmpf oge, %upper, %floors : tensor<?x?xf32>
+  %keptf = arith.uitofp %kept : tensor<?x?xi1> to tensor<?x?xf32>
+  %upper_m = arith.mulf %upper, %keptf : tensor<?x?xf32>
+  %shapeN1 = tensor.empty(%n) : tensor<?x1xf32>
+  %onesN1 = rvnn.broadcast_like %one, %shapeN1
+      : (tensor<f32>, tensor<?x1xf32>) -> tensor<?x1xf32>
+  %m = tensor.concat dim(1) %upper_m, %onesN1
+      : (tensor<?x?xf32>, tensor<?x1xf32>) -> tensor<?x?xf32>
+  // p = softmax(β)⊙m, normalised to sum 1.
+  %e = rvnn.softmax %beta {dim = -1 : i64} : tensor<?x?xf32>
+  %em = arith.mulf %e, %m : tensor<?x?xf32>
+  %shapeS = tensor.empty(%slots) : tensor<?xf32>
+  %onesS = rvnn.broadcast_like %one, %shapeS
+      : (tensor<f32>, tensor<?xf32>) -> tensor<?xf32>
+  %shapeN = tensor.empty(%n) : tensor<?xf32>
+  %zerosN = rvnn.broadcast_like %zero, %shapeN
+      : (tensor<f32>, tensor<?xf32>) -> tensor<?xf32>
+  %total = linalg.matvec ins(%em, %onesS : tensor<?x?xf32>, tensor<?xf32>)
+      outs(%zerosN : tensor<?xf32>) -> tensor<?xf32>
+  %total2 = tensor.expand_shape %total [[0, 1]] output_shape [%n, 1]
+      : tensor<?xf32> into tensor<?x1xf32>
+  %totalb = rvnn.broadcast_like %total2, %em
+      : (tensor<?x1xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %p = arith.divf %em, %totalb : tensor<?x?xf32>
+  return %p : tensor<?x?xf32>
+}
+
+// One slot of the bottom-up composition: slot i of the previous memory m
+// and its output mo ([N, n, D]), the attention p [N, n], cp_{i-1} [N, 1]
+// and the head h_{i-1} [N, D] -> (h_i, cp_i, M_{t,i}).
+func.func @om_slot(%i: index, %x: tensor<?x?xf32>, %mem: tensor<?x?x?xf32>,
+                   %mo: tensor<?x?x?xf32>, %p: tensor<?x?xf32>,
+                   %cprev: tensor<?x1xf32>, %h: tensor<?x?xf32>,
+                   %w1: tensor<?x?xf32>, %b1: tensor<?xf32>,
+                   %w2: tensor<?x?xf32>, %b2: tensor<?xf32>,
+                   %gamma: tensor<?xf32>, %beta: tensor<?xf32>)
+    -> (tensor<?x?xf32>, tensor<?x1xf32>, tensor<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %n = tensor.dim %mem, %c0 : tensor<?x?x?xf32>
+  %d = tensor.dim %mem, %c2 : tensor<?x?x?xf32>
+  %one = arith.constant dense<1.0> : tensor<f32>
+  %p_i = tensor.extract_slice %p[0, %i] [%n, 1] [1, 1]
+      : tensor<?x?xf32> to tensor<?x1xf32>
+  %cp_i = arith.addf %cprev, %p_i : tensor<?x1xf32>
+  %ones = rvnn.broadcast_like %one, %cprev
+      : (tensor<f32>, tensor<?x1xf32>) -> tensor<?x1xf32>
+  %rcp_i = arith.subf %ones, %cprev : tensor<?x1xf32>
+  %m_i = tensor.extract_slice %mem[0, %i, 0] [%n, 1, %d] [1, 1, 1]
+      : tensor<?x?x?xf32> to tensor<?x?xf32>
+  %mo_i = tensor.extract_slice %mo[0, %i, 0] [%n, 1, %d] [1, 1, 1]
+      : tensor<?x?x?xf32> to tensor<?x?xf32>
+  %cur = rvnn.gate %rcp_i, %mo_i, %m_i
+      : (tensor<?x1xf32>, tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %composed = func.call @om_cell(%h, %cur, %w1, %b1, %w2, %b2, %gamma, %beta)
+      : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>,
+         tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>)
+      -> tensor<?x?xf32>
+  %h_i = rvnn.gate %cp_i, %composed, %x
+      : (tensor<?x1xf32>, tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %h_i, %cp_i, %cur : tensor<?x?xf32>, tensor<?x1xf32>, tensor<?x?xf32>
+}
+
+// One token step t >= 1: (M_{t-1}, M̂_{t-1}, cp_{t-1}) -> (M_t, M̂_t, cp_t);
+// a padded step keeps the state.
+func.func @om_step(%xs: tensor<?x?x?xf32>, %mask: tensor<?x?xf32>, %t: index,
+                   %mem: tensor<?x?x?xf32>, %mo: tensor<?x?x?xf32>,
+                   %cp: tensor<?x?xf32>, %inv_sqrt_d: tensor<f32>,
+                   %q_w: tensor<?x?xf32>, %q_b: tensor<?xf32>,
+                   %q_gamma: tensor<?xf32>, %q_beta: tensor<?xf32>,
+                   %k_w: tensor<?x?xf32>, %k_b: tensor<?xf32>,
+                   %k_gamma: tensor<?xf32>, %k_beta: tensor<?xf32>,
+                   %score_w: tensor<1x?xf32>, %w1: tensor<?x?xf32>,
+                   %b1: tensor<?xf32>, %w2: tensor<?x?xf32>,
+                   %b2: tensor<?xf32>, %gamma: tensor<?xf32>,
+                   %beta: tensor<?xf32>)
+    -> (tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %n = tensor.dim %mem, %c0 : tensor<?x?x?xf32>
+  %slots = tensor.dim %mem, %c1 : tensor<?x?x?xf32>
+  %d = tensor.dim %mem, %c2 : tensor<?x?x?xf32>
+  %zero = arith.constant dense<0.0> : tensor<f32>
+  %x = tensor.extract_slice %xs[0, %t, 0] [%n, 1, %d] [1, 1, 1]
+      : tensor<?x?x?xf32> to tensor<?x?xf32>
+  %m_t = tensor.extract_slice %mask[0, %t] [%n, 1] [1, 1]
+      : tensor<?x?xf32> to tensor<?x1xf32>
+  %p = func.call @om_attention(%x, %mo, %cp, %inv_sqrt_d, %q_w, %q_b,
+                               %q_gamma, %q_beta, %k_w, %k_b, %k_gamma,
+                               %k_beta, %score_w)
+      : (tensor<?x?xf32>, tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<f32>,
+         tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>,
+         tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>,
+         tensor<1x?xf32>) -> tensor<?x?xf32>
+  // Slot 0, then slots 1 .. n-1 in an inner loop.
+  %shapeN1 = tensor.empty(%n) : tensor<?x1xf32>
+  %zerosN1 = rvnn.broadcast_like %zero, %shapeN1
+      : (tensor<f32>, tensor<?x1xf32>) -> tensor<?x1xf32>
+  %s0:3 = func.call @om_slot(%c0, %x, %mem, %mo, %p, %zerosN1, %x, %w1, %b1,
+                             %w2, %b2, %gamma, %beta)
+      : (index, tensor<?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>,
+         tensor<?x?xf32>, tensor<?x1xf32>, tensor<?x?xf32>, tensor<?x?xf32>,
+         tensor<?xf32>, tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>,
+         tensor<?xf32>) -> (tensor<?x?xf32>, tensor<?x1xf32>, tensor<?x?xf32>)
+  %mo0 = tensor.expand_shape %s0#0 [[0, 1], [2]] output_shape [%n, 1, %d]
+      : tensor<?x?xf32> into tensor<?x1x?xf32>
+  %mem0 = tensor.expand_shape %s0#2 [[0, 1], [2]] output_shape [%n, 1, %d]
+      : tensor<?x?xf32> into tensor<?x1x?xf32>
+  %mo0d = tensor.cast %mo0 : tensor<?x1x?xf32> to tensor<?x?x?xf32>
+  %mem0d = tensor.cast %mem0 : tensor<?x1x?xf32> to tensor<?x?x?xf32>
+  %cp0d = tensor.cast %s0#1 : tensor<?x1xf32> to tensor<?x?xf32>
+  %rest = arith.subi %slots, %c1 : index
+  %fin:5 = rvnn.recurse (%h = %s0#0, %c = %s0#1, %macc = %mem0d,
+                         %oacc = %mo0d, %cacc = %cp0d)
+      : tensor<?x?xf32>, tensor<?x1xf32>, tensor<?x?x?xf32>,
+        tensor<?x?x?xf32>, tensor<?x?xf32>
+      halting <none> max_steps %rest {
+  ^bb0(%j: index, %h: tensor<?x?xf32>, %c: tensor<?x1xf32>,
+       %macc: tensor<?x?x?xf32>, %oacc: tensor<?x?x?xf32>,
+       %cacc: tensor<?x?xf32>):
+    %i = arith.addi %j, %c1 : index
+    %s:3 = func.call @om_slot(%i, %x, %mem, %mo, %p, %c, %h, %w1, %b1, %w2,
+                              %b2, %gamma, %beta)
+        : (index, tensor<?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>,
+           tensor<?x?xf32>, tensor<?x1xf32>, tensor<?x?xf32>, tensor<?x?xf32>,
+           tensor<?xf32>, tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>,
+           tensor<?xf32>) -> (tensor<?x?xf32>, tensor<?x1xf32>, tensor<?x?xf32>)
+    %o3 = tensor.expand_shape %s#0 [[0, 1], [2]] output_shape [%n, 1, %d]
+        : tensor<?x?xf32> into tensor<?x1x?xf32>
+    %m3 = tensor.expand_shape %s#2 [[0, 1], [2]] output_shape [%n, 1, %d]
+        : tensor<?x?xf32> into tensor<?x1x?xf32>
+    %macc2 = tensor.concat dim(1) %macc, %m3
+        : (tensor<?x?x?xf32>, tensor<?x1x?xf32>) -> tensor<?x?x?xf32>
+    %oacc2 = tensor.concat dim(1) %oacc, %o3
+        : (tensor<?x?x?xf32>, tensor<?x1x?xf32>) -> tensor<?x?x?xf32>
+    %cacc2 = tensor.concat dim(1) %cacc, %s#1
+        : (tensor<?x?xf32>, tensor<?x1xf32>) -> tensor<?x?xf32>
+    rvnn.yield %s#0, %s#1, %macc2, %oacc2, %cacc2
+        : tensor<?x?xf32>, tensor<?x1xf32>, tensor<?x?x?xf32>,
+          tensor<?x?x?xf32>, tensor<?x?xf32>
+  }
+  %m_t3 = tensor.expand_shape %m_t [[0], [1, 2]] output_shape [%n, 1, 1]
+      : tensor<?x1xf32> into tensor<?x1x1xf32>
+  %mem_next = rvnn.gate %m_t3, %fin#2, %mem
+      : (tensor<?x1x1xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>)
+      -> tensor<?x?x?xf32>
+  %mo_next = rvnn.gate %m_t3, %fin#3, %mo
+      : (tensor<?x1x1xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>)
+      -> tensor<?x?x?xf32>
+  %cp_next = rvnn.gate %m_t, %fin#4, %cp
+      : (tensor<?x1xf32>, tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %mem_next, %mo_next, %cp_next
+      : tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?xf32>
+}
+
 // ---- CRvNN (model-specs §4), shared by crvnn and rir_crvnn ----------------
 // Rows r (samples, or RIR chunks) of x [R, S, D] with a float mask [R, S]
 // that is a prefix of ones (right padding; a row may be all padding). The
