@@ -283,6 +283,69 @@ func.func @self_iru_cell(%depth: index {rvnn.recursion_depth}, %node: index,
   return %h_new, %c_new : tensor<?x?xf32>, tensor<?x?xf32>
 }
 
+// The LSTM base transforms of one Self-IRU step (the paper's §2.3, "RNN
+// units, e.g. LSTM"), shared by models/self_iru.mlir and
+// models/self_iru_listops.mlir: each of the K = 3(L+1) transforms F_⋆^(l)
+// is its own LSTM cell step read out at its hidden output, with the
+// Self-IRU's state (h_{t-1}, c_{t-1}) as the LSTM state:
+//   (i, f', g, o') = W_ih·x_t + b_ih + W_hh·h_{t-1} + b_hh
+//   F = σ(o')⊙tanh(σ(f')⊙c_{t-1} + σ(i)⊙tanh(g))
+// x, h, c [M, D]; ih_w, hh_w [4·K·D, D] with gate-major rows, row
+// (q·K + k)·D + j for LSTM gate q ∈ (i, f, g, o), cell k and unit j, so that
+// each LSTM gate of all cells is one contiguous [M, K·D] block and cell k's
+// output lands at columns [kD, (k+1)D) of the result [M, K·D], the layout
+// @self_iru_cell reads. Sizes come from x and the weights, not the state, so
+// that rvnn-hoist-step-invariant sees the input half as state-free.
+func.func @self_iru_lstm_base(%x: tensor<?x?xf32>, %h: tensor<?x?xf32>,
+                              %c: tensor<?x?xf32>, %ih_w: tensor<?x?xf32>,
+                              %ih_b: tensor<?xf32>, %hh_w: tensor<?x?xf32>,
+                              %hh_b: tensor<?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %c4 = arith.constant 4 : index
+  %m = tensor.dim %x, %c0 : tensor<?x?xf32>
+  %d = tensor.dim %x, %c1 : tensor<?x?xf32>
+  %rows = tensor.dim %ih_w, %c0 : tensor<?x?xf32>
+  %kd = arith.divui %rows, %c4 : index
+  %k = arith.divui %kd, %d : index
+  %g_x = rvnn.linear %x, %ih_w, %ih_b
+      : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>) -> tensor<?x?xf32>
+  %g_h = rvnn.linear %h, %hh_w, %hh_b
+      : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>) -> tensor<?x?xf32>
+  %g = arith.addf %g_x, %g_h : tensor<?x?xf32>
+  %at_g = arith.muli %kd, %c2 : index
+  %at_o = arith.muli %kd, %c3 : index
+  %i_in = tensor.extract_slice %g[0, 0] [%m, %kd] [1, 1]
+      : tensor<?x?xf32> to tensor<?x?xf32>
+  %f_in = tensor.extract_slice %g[0, %kd] [%m, %kd] [1, 1]
+      : tensor<?x?xf32> to tensor<?x?xf32>
+  %g_in = tensor.extract_slice %g[0, %at_g] [%m, %kd] [1, 1]
+      : tensor<?x?xf32> to tensor<?x?xf32>
+  %o_in = tensor.extract_slice %g[0, %at_o] [%m, %kd] [1, 1]
+      : tensor<?x?xf32> to tensor<?x?xf32>
+  %i_l = rvnn.sigmoid %i_in : tensor<?x?xf32>
+  %f_l = rvnn.sigmoid %f_in : tensor<?x?xf32>
+  %g_l = math.tanh %g_in : tensor<?x?xf32>
+  %o_l = rvnn.sigmoid %o_in : tensor<?x?xf32>
+  // c_{t-1} for each of the K cells; tensor.empty only gives a shape to
+  // broadcast to.
+  %c_3 = tensor.expand_shape %c [[0], [1, 2]] output_shape [%m, 1, %d]
+      : tensor<?x?xf32> into tensor<?x1x?xf32>
+  %cells_shape = tensor.empty(%m, %k, %d) : tensor<?x?x?xf32>
+  %c_b = rvnn.broadcast_like %c_3, %cells_shape
+      : (tensor<?x1x?xf32>, tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %c_k = tensor.collapse_shape %c_b [[0], [1, 2]]
+      : tensor<?x?x?xf32> into tensor<?x?xf32>
+  %kept = arith.mulf %f_l, %c_k : tensor<?x?xf32>
+  %written = arith.mulf %i_l, %g_l : tensor<?x?xf32>
+  %lstm_c = arith.addf %kept, %written : tensor<?x?xf32>
+  %lstm_c_act = math.tanh %lstm_c : tensor<?x?xf32>
+  %base = arith.mulf %o_l, %lstm_c_act : tensor<?x?xf32>
+  return %base : tensor<?x?xf32>
+}
+
 // ---- ON-LSTM family time steps (model-specs §6) ---------------------------
 // One step t of the ordered-neurons recurrences over the inputs x [M, S, E]
 // (mask [M, S], 1 = real token) from the state (h, c), each [M, H]. The
@@ -798,6 +861,223 @@ func.func @om_cell(%v: tensor<?x?xf32>, %h: tensor<?x?xf32>,
   %out = rvnn.layer_norm %sum, %gamma, %beta
       : (tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>) -> tensor<?x?xf32>
   return %out : tensor<?x?xf32>
+}
+
+// Ordered Memory's token step and its parts, shared by
+// models/ordered_memory.mlir (ListOps) and models/ordered_memory_logic.mlir
+// (logical inference); the equations are in models/ordered_memory.mlir's
+// header. The weights come as arguments: the attention's q_w, k_w [D, D],
+// their biases and LayerNorms [D], score_w [1, D] and 1/sqrt(D) (a
+// constant of the caller); the cell's w1 [4D, 2D], w2 [4D, 4D], their biases and the LayerNorm
+// shared with the input transform. Dropout rates are attributes, so they
+// are one for both models: the authors' ListOps script's 0.3 in the
+// attention (before W_q, W_k and w_β) and, in @om_cell, 0.1.
+
+// The attention over slots: x [N, D], memory output mo [N, n, D], the
+// previous step's cumulative attention cp [N, n] -> p [N, n].
+func.func @om_attention(%x: tensor<?x?xf32>, %mo: tensor<?x?x?xf32>,
+                        %cp: tensor<?x?xf32>, %inv_sqrt_d: tensor<f32>,
+                        %q_w: tensor<?x?xf32>, %q_b: tensor<?xf32>,
+                        %q_gamma: tensor<?xf32>, %q_beta: tensor<?xf32>,
+                        %k_w: tensor<?x?xf32>, %k_b: tensor<?xf32>,
+                        %k_gamma: tensor<?xf32>, %k_beta: tensor<?xf32>,
+                        %score_w: tensor<1x?xf32>) -> tensor<?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %n = tensor.dim %mo, %c0 : tensor<?x?x?xf32>
+  %slots = tensor.dim %mo, %c1 : tensor<?x?x?xf32>
+  %d = tensor.dim %x, %c1 : tensor<?x?xf32>
+  %zero = arith.constant dense<0.0> : tensor<f32>
+  %one = arith.constant dense<1.0> : tensor<f32>
+  %floor = arith.constant dense<1.000000e-05> : tensor<f32>
+  %xd = rvnn.dropout %x {rate = 3.000000e-01 : f64} : tensor<?x?xf32>
+  %q0 = rvnn.linear %xd, %q_w, %q_b
+      : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>)
+      -> tensor<?x?xf32>
+  %q = rvnn.layer_norm %q0, %q_gamma, %q_beta
+      : (tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>)
+      -> tensor<?x?xf32>
+  %mod = rvnn.dropout %mo {rate = 3.000000e-01 : f64} : tensor<?x?x?xf32>
+  %k0 = rvnn.linear %mod, %k_w, %k_b
+      : (tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?xf32>)
+      -> tensor<?x?x?xf32>
+  %k = rvnn.layer_norm %k0, %k_gamma, %k_beta
+      : (tensor<?x?x?xf32>, tensor<?xf32>, tensor<?xf32>)
+      -> tensor<?x?x?xf32>
+  %q3 = tensor.expand_shape %q [[0, 1], [2]] output_shape [%n, 1, %d]
+      : tensor<?x?xf32> into tensor<?x1x?xf32>
+  %qb = rvnn.broadcast_like %q3, %k
+      : (tensor<?x1x?xf32>, tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %qk = arith.addf %qb, %k : tensor<?x?x?xf32>
+  %r = rvnn.relu %qk : tensor<?x?x?xf32>
+  %rd = rvnn.dropout %r {rate = 3.000000e-01 : f64} : tensor<?x?x?xf32>
+  %s3 = rvnn.linear %rd, %score_w
+      : (tensor<?x?x?xf32>, tensor<1x?xf32>) -> tensor<?x?x1xf32>
+  %s = tensor.collapse_shape %s3 [[0], [1, 2]]
+      : tensor<?x?x1xf32> into tensor<?x?xf32>
+  %scale = rvnn.broadcast_like %inv_sqrt_d, %s
+      : (tensor<f32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %beta = arith.mulf %s, %scale : tensor<?x?xf32>
+  // The mask: cp_{i+1} where it is >= 1e-5, and 1 for the last slot.
+  %last = arith.subi %slots, %c1 : index
+  %upper = tensor.extract_slice %cp[0, 1] [%n, %last] [1, 1]
+      : tensor<?x?xf32> to tensor<?x?xf32>
+  %floors = rvnn.broadcast_like %floor, %upper
+      : (tensor<f32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %kept = arith.cmpf oge, %upper, %floors : tensor<?x?xf32>
+  %keptf = arith.uitofp %kept : tensor<?x?xi1> to tensor<?x?xf32>
+  %upper_m = arith.mulf %upper, %keptf : tensor<?x?xf32>
+  %shapeN1 = tensor.empty(%n) : tensor<?x1xf32>
+  %onesN1 = rvnn.broadcast_like %one, %shapeN1
+      : (tensor<f32>, tensor<?x1xf32>) -> tensor<?x1xf32>
+  %m = tensor.concat dim(1) %upper_m, %onesN1
+      : (tensor<?x?xf32>, tensor<?x1xf32>) -> tensor<?x?xf32>
+  // p = softmax(β)⊙m, normalised to sum 1.
+  %e = rvnn.softmax %beta {dim = -1 : i64} : tensor<?x?xf32>
+  %em = arith.mulf %e, %m : tensor<?x?xf32>
+  %shapeS = tensor.empty(%slots) : tensor<?xf32>
+  %onesS = rvnn.broadcast_like %one, %shapeS
+      : (tensor<f32>, tensor<?xf32>) -> tensor<?xf32>
+  %shapeN = tensor.empty(%n) : tensor<?xf32>
+  %zerosN = rvnn.broadcast_like %zero, %shapeN
+      : (tensor<f32>, tensor<?xf32>) -> tensor<?xf32>
+  %total = linalg.matvec ins(%em, %onesS : tensor<?x?xf32>, tensor<?xf32>)
+      outs(%zerosN : tensor<?xf32>) -> tensor<?xf32>
+  %total2 = tensor.expand_shape %total [[0, 1]] output_shape [%n, 1]
+      : tensor<?xf32> into tensor<?x1xf32>
+  %totalb = rvnn.broadcast_like %total2, %em
+      : (tensor<?x1xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %p = arith.divf %em, %totalb : tensor<?x?xf32>
+  return %p : tensor<?x?xf32>
+}
+
+// One slot of the bottom-up composition: slot i of the previous memory m
+// and its output mo ([N, n, D]), the attention p [N, n], cp_{i-1} [N, 1]
+// and the head h_{i-1} [N, D] -> (h_i, cp_i, M_{t,i}).
+func.func @om_slot(%i: index, %x: tensor<?x?xf32>, %mem: tensor<?x?x?xf32>,
+                   %mo: tensor<?x?x?xf32>, %p: tensor<?x?xf32>,
+                   %cprev: tensor<?x1xf32>, %h: tensor<?x?xf32>,
+                   %w1: tensor<?x?xf32>, %b1: tensor<?xf32>,
+                   %w2: tensor<?x?xf32>, %b2: tensor<?xf32>,
+                   %gamma: tensor<?xf32>, %beta: tensor<?xf32>)
+    -> (tensor<?x?xf32>, tensor<?x1xf32>, tensor<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c2 = arith.constant 2 : index
+  %n = tensor.dim %mem, %c0 : tensor<?x?x?xf32>
+  %d = tensor.dim %mem, %c2 : tensor<?x?x?xf32>
+  %one = arith.constant dense<1.0> : tensor<f32>
+  %p_i = tensor.extract_slice %p[0, %i] [%n, 1] [1, 1]
+      : tensor<?x?xf32> to tensor<?x1xf32>
+  %cp_i = arith.addf %cprev, %p_i : tensor<?x1xf32>
+  %ones = rvnn.broadcast_like %one, %cprev
+      : (tensor<f32>, tensor<?x1xf32>) -> tensor<?x1xf32>
+  %rcp_i = arith.subf %ones, %cprev : tensor<?x1xf32>
+  %m_i = tensor.extract_slice %mem[0, %i, 0] [%n, 1, %d] [1, 1, 1]
+      : tensor<?x?x?xf32> to tensor<?x?xf32>
+  %mo_i = tensor.extract_slice %mo[0, %i, 0] [%n, 1, %d] [1, 1, 1]
+      : tensor<?x?x?xf32> to tensor<?x?xf32>
+  %cur = rvnn.gate %rcp_i, %mo_i, %m_i
+      : (tensor<?x1xf32>, tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %composed = func.call @om_cell(%h, %cur, %w1, %b1, %w2, %b2, %gamma, %beta)
+      : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>,
+         tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>)
+      -> tensor<?x?xf32>
+  %h_i = rvnn.gate %cp_i, %composed, %x
+      : (tensor<?x1xf32>, tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %h_i, %cp_i, %cur : tensor<?x?xf32>, tensor<?x1xf32>, tensor<?x?xf32>
+}
+
+// One token step t >= 1: (M_{t-1}, M̂_{t-1}, cp_{t-1}) -> (M_t, M̂_t, cp_t);
+// a padded step keeps the state.
+func.func @om_step(%xs: tensor<?x?x?xf32>, %mask: tensor<?x?xf32>, %t: index,
+                   %mem: tensor<?x?x?xf32>, %mo: tensor<?x?x?xf32>,
+                   %cp: tensor<?x?xf32>, %inv_sqrt_d: tensor<f32>,
+                   %q_w: tensor<?x?xf32>, %q_b: tensor<?xf32>,
+                   %q_gamma: tensor<?xf32>, %q_beta: tensor<?xf32>,
+                   %k_w: tensor<?x?xf32>, %k_b: tensor<?xf32>,
+                   %k_gamma: tensor<?xf32>, %k_beta: tensor<?xf32>,
+                   %score_w: tensor<1x?xf32>, %w1: tensor<?x?xf32>,
+                   %b1: tensor<?xf32>, %w2: tensor<?x?xf32>,
+                   %b2: tensor<?xf32>, %gamma: tensor<?xf32>,
+                   %beta: tensor<?xf32>)
+    -> (tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %n = tensor.dim %mem, %c0 : tensor<?x?x?xf32>
+  %slots = tensor.dim %mem, %c1 : tensor<?x?x?xf32>
+  %d = tensor.dim %mem, %c2 : tensor<?x?x?xf32>
+  %zero = arith.constant dense<0.0> : tensor<f32>
+  %x = tensor.extract_slice %xs[0, %t, 0] [%n, 1, %d] [1, 1, 1]
+      : tensor<?x?x?xf32> to tensor<?x?xf32>
+  %m_t = tensor.extract_slice %mask[0, %t] [%n, 1] [1, 1]
+      : tensor<?x?xf32> to tensor<?x1xf32>
+  %p = func.call @om_attention(%x, %mo, %cp, %inv_sqrt_d, %q_w, %q_b,
+                               %q_gamma, %q_beta, %k_w, %k_b, %k_gamma,
+                               %k_beta, %score_w)
+      : (tensor<?x?xf32>, tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<f32>,
+         tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>,
+         tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>,
+         tensor<1x?xf32>) -> tensor<?x?xf32>
+  // Slot 0, then slots 1 .. n-1 in an inner loop.
+  %shapeN1 = tensor.empty(%n) : tensor<?x1xf32>
+  %zerosN1 = rvnn.broadcast_like %zero, %shapeN1
+      : (tensor<f32>, tensor<?x1xf32>) -> tensor<?x1xf32>
+  %s0:3 = func.call @om_slot(%c0, %x, %mem, %mo, %p, %zerosN1, %x, %w1, %b1,
+                             %w2, %b2, %gamma, %beta)
+      : (index, tensor<?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>,
+         tensor<?x?xf32>, tensor<?x1xf32>, tensor<?x?xf32>, tensor<?x?xf32>,
+         tensor<?xf32>, tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>,
+         tensor<?xf32>) -> (tensor<?x?xf32>, tensor<?x1xf32>, tensor<?x?xf32>)
+  %mo0 = tensor.expand_shape %s0#0 [[0, 1], [2]] output_shape [%n, 1, %d]
+      : tensor<?x?xf32> into tensor<?x1x?xf32>
+  %mem0 = tensor.expand_shape %s0#2 [[0, 1], [2]] output_shape [%n, 1, %d]
+      : tensor<?x?xf32> into tensor<?x1x?xf32>
+  %mo0d = tensor.cast %mo0 : tensor<?x1x?xf32> to tensor<?x?x?xf32>
+  %mem0d = tensor.cast %mem0 : tensor<?x1x?xf32> to tensor<?x?x?xf32>
+  %cp0d = tensor.cast %s0#1 : tensor<?x1xf32> to tensor<?x?xf32>
+  %rest = arith.subi %slots, %c1 : index
+  %fin:5 = rvnn.recurse (%h = %s0#0, %c = %s0#1, %macc = %mem0d,
+                         %oacc = %mo0d, %cacc = %cp0d)
+      : tensor<?x?xf32>, tensor<?x1xf32>, tensor<?x?x?xf32>,
+        tensor<?x?x?xf32>, tensor<?x?xf32>
+      halting <none> max_steps %rest {
+  ^bb0(%j: index, %h: tensor<?x?xf32>, %c: tensor<?x1xf32>,
+       %macc: tensor<?x?x?xf32>, %oacc: tensor<?x?x?xf32>,
+       %cacc: tensor<?x?xf32>):
+    %i = arith.addi %j, %c1 : index
+    %s:3 = func.call @om_slot(%i, %x, %mem, %mo, %p, %c, %h, %w1, %b1, %w2,
+                              %b2, %gamma, %beta)
+        : (index, tensor<?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>,
+           tensor<?x?xf32>, tensor<?x1xf32>, tensor<?x?xf32>, tensor<?x?xf32>,
+           tensor<?xf32>, tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>,
+           tensor<?xf32>) -> (tensor<?x?xf32>, tensor<?x1xf32>, tensor<?x?xf32>)
+    %o3 = tensor.expand_shape %s#0 [[0, 1], [2]] output_shape [%n, 1, %d]
+        : tensor<?x?xf32> into tensor<?x1x?xf32>
+    %m3 = tensor.expand_shape %s#2 [[0, 1], [2]] output_shape [%n, 1, %d]
+        : tensor<?x?xf32> into tensor<?x1x?xf32>
+    %macc2 = tensor.concat dim(1) %macc, %m3
+        : (tensor<?x?x?xf32>, tensor<?x1x?xf32>) -> tensor<?x?x?xf32>
+    %oacc2 = tensor.concat dim(1) %oacc, %o3
+        : (tensor<?x?x?xf32>, tensor<?x1x?xf32>) -> tensor<?x?x?xf32>
+    %cacc2 = tensor.concat dim(1) %cacc, %s#1
+        : (tensor<?x?xf32>, tensor<?x1xf32>) -> tensor<?x?xf32>
+    rvnn.yield %s#0, %s#1, %macc2, %oacc2, %cacc2
+        : tensor<?x?xf32>, tensor<?x1xf32>, tensor<?x?x?xf32>,
+          tensor<?x?x?xf32>, tensor<?x?xf32>
+  }
+  %m_t3 = tensor.expand_shape %m_t [[0], [1, 2]] output_shape [%n, 1, 1]
+      : tensor<?x1xf32> into tensor<?x1x1xf32>
+  %mem_next = rvnn.gate %m_t3, %fin#2, %mem
+      : (tensor<?x1x1xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>)
+      -> tensor<?x?x?xf32>
+  %mo_next = rvnn.gate %m_t3, %fin#3, %mo
+      : (tensor<?x1x1xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>)
+      -> tensor<?x?x?xf32>
+  %cp_next = rvnn.gate %m_t, %fin#4, %cp
+      : (tensor<?x1xf32>, tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  return %mem_next, %mo_next, %cp_next
+      : tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?xf32>
 }
 
 // ---- CRvNN (model-specs §4), shared by crvnn and rir_crvnn ----------------

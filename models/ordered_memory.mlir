@@ -16,7 +16,10 @@
 // cp = 0, rcp = 1, so M_0 = 0 and every M̂_{0,i} = x_0, written before the
 // loop, which runs t = 1 .. S-1; the following step's mask allows the last
 // slot only. The slot loop is an inner rvnn.recurse whose state grows by one
-// slot a step (M_t, M̂_t and cp are concatenated slot by slot).
+// slot a step (M_t, M̂_t and cp are concatenated slot by slot). One token
+// step is @om_step (models/cells.mlir, with @om_attention, @om_slot and
+// @om_cell), shared with the logical-inference version
+// models/ordered_memory_logic.mlir.
 // Encoding: M̂_{t,n-1} (the top of the composed stack) after each
 // sequence's last real token (padded steps keep the state).
 // x_t = LN(W_in·drop(emb·mask) + b_in); that LayerNorm's parameters are the
@@ -51,217 +54,17 @@ rvnn.param @head_b1 : tensor<128xf32> init zeros
 rvnn.param @head_w2 : tensor<10x128xf32> init xavier_uniform
 rvnn.param @head_b2 : tensor<10xf32> init zeros
 
-func.func private @om_cell(tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>,
+// The token step (models/cells.mlir), shared with the logical-inference
+// version models/ordered_memory_logic.mlir.
+func.func private @om_step(tensor<?x?x?xf32>, tensor<?x?xf32>, index,
+                           tensor<?x?x?xf32>, tensor<?x?x?xf32>,
+                           tensor<?x?xf32>, tensor<f32>, tensor<?x?xf32>,
+                           tensor<?xf32>, tensor<?xf32>, tensor<?xf32>,
+                           tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>,
+                           tensor<?xf32>, tensor<1x?xf32>, tensor<?x?xf32>,
                            tensor<?xf32>, tensor<?x?xf32>, tensor<?xf32>,
-                           tensor<?xf32>, tensor<?xf32>) -> tensor<?x?xf32>
-
-// The attention over slots: x [N, D], memory output mo [N, n, D], the
-// previous step's cumulative attention cp [N, n] -> p [N, n].
-func.func private @om_attention(%x: tensor<?x?xf32>, %mo: tensor<?x?x?xf32>,
-                        %cp: tensor<?x?xf32>) -> tensor<?x?xf32> {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %n = tensor.dim %mo, %c0 : tensor<?x?x?xf32>
-  %slots = tensor.dim %mo, %c1 : tensor<?x?x?xf32>
-  %d = tensor.dim %x, %c1 : tensor<?x?xf32>
-  %zero = arith.constant dense<0.0> : tensor<f32>
-  %one = arith.constant dense<1.0> : tensor<f32>
-  %floor = arith.constant dense<1.000000e-05> : tensor<f32>
-  %inv_sqrt_d = arith.constant dense<0.0883883461> : tensor<f32>
-  %q_w = rvnn.param_get @q_w : tensor<128x128xf32>
-  %q_b = rvnn.param_get @q_b : tensor<128xf32>
-  %q_gamma = rvnn.param_get @q_gamma : tensor<128xf32>
-  %q_beta = rvnn.param_get @q_beta : tensor<128xf32>
-  %k_w = rvnn.param_get @k_w : tensor<128x128xf32>
-  %k_b = rvnn.param_get @k_b : tensor<128xf32>
-  %k_gamma = rvnn.param_get @k_gamma : tensor<128xf32>
-  %k_beta = rvnn.param_get @k_beta : tensor<128xf32>
-  %score_w = rvnn.param_get @score_w : tensor<1x128xf32>
-  %xs = tensor.cast %x : tensor<?x?xf32> to tensor<?x128xf32>
-  %mos = tensor.cast %mo : tensor<?x?x?xf32> to tensor<?x?x128xf32>
-  %xd = rvnn.dropout %xs {rate = 3.000000e-01 : f64} : tensor<?x128xf32>
-  %q0 = rvnn.linear %xd, %q_w, %q_b
-      : (tensor<?x128xf32>, tensor<128x128xf32>, tensor<128xf32>)
-      -> tensor<?x128xf32>
-  %q = rvnn.layer_norm %q0, %q_gamma, %q_beta
-      : (tensor<?x128xf32>, tensor<128xf32>, tensor<128xf32>)
-      -> tensor<?x128xf32>
-  %mod = rvnn.dropout %mos {rate = 3.000000e-01 : f64} : tensor<?x?x128xf32>
-  %k0 = rvnn.linear %mod, %k_w, %k_b
-      : (tensor<?x?x128xf32>, tensor<128x128xf32>, tensor<128xf32>)
-      -> tensor<?x?x128xf32>
-  %k = rvnn.layer_norm %k0, %k_gamma, %k_beta
-      : (tensor<?x?x128xf32>, tensor<128xf32>, tensor<128xf32>)
-      -> tensor<?x?x128xf32>
-  %q3 = tensor.expand_shape %q [[0, 1], [2]] output_shape [%n, 1, 128]
-      : tensor<?x128xf32> into tensor<?x1x128xf32>
-  %qb = rvnn.broadcast_like %q3, %k
-      : (tensor<?x1x128xf32>, tensor<?x?x128xf32>) -> tensor<?x?x128xf32>
-  %qk = arith.addf %qb, %k : tensor<?x?x128xf32>
-  %r = rvnn.relu %qk : tensor<?x?x128xf32>
-  %rd = rvnn.dropout %r {rate = 3.000000e-01 : f64} : tensor<?x?x128xf32>
-  %s3 = rvnn.linear %rd, %score_w
-      : (tensor<?x?x128xf32>, tensor<1x128xf32>) -> tensor<?x?x1xf32>
-  %s = tensor.collapse_shape %s3 [[0], [1, 2]]
-      : tensor<?x?x1xf32> into tensor<?x?xf32>
-  %scale = rvnn.broadcast_like %inv_sqrt_d, %s
-      : (tensor<f32>, tensor<?x?xf32>) -> tensor<?x?xf32>
-  %beta = arith.mulf %s, %scale : tensor<?x?xf32>
-  // The mask: cp_{i+1} where it is >= 1e-5, and 1 for the last slot.
-  %last = arith.subi %slots, %c1 : index
-  %upper = tensor.extract_slice %cp[0, 1] [%n, %last] [1, 1]
-      : tensor<?x?xf32> to tensor<?x?xf32>
-  %floors = rvnn.broadcast_like %floor, %upper
-      : (tensor<f32>, tensor<?x?xf32>) -> tensor<?x?xf32>
-  %kept = arith.cmpf oge, %upper, %floors : tensor<?x?xf32>
-  %keptf = arith.uitofp %kept : tensor<?x?xi1> to tensor<?x?xf32>
-  %upper_m = arith.mulf %upper, %keptf : tensor<?x?xf32>
-  %shapeN1 = tensor.empty(%n) : tensor<?x1xf32>
-  %onesN1 = rvnn.broadcast_like %one, %shapeN1
-      : (tensor<f32>, tensor<?x1xf32>) -> tensor<?x1xf32>
-  %m = tensor.concat dim(1) %upper_m, %onesN1
-      : (tensor<?x?xf32>, tensor<?x1xf32>) -> tensor<?x?xf32>
-  // p = softmax(β)⊙m, normalised to sum 1.
-  %e = rvnn.softmax %beta {dim = -1 : i64} : tensor<?x?xf32>
-  %em = arith.mulf %e, %m : tensor<?x?xf32>
-  %shapeS = tensor.empty(%slots) : tensor<?xf32>
-  %onesS = rvnn.broadcast_like %one, %shapeS
-      : (tensor<f32>, tensor<?xf32>) -> tensor<?xf32>
-  %shapeN = tensor.empty(%n) : tensor<?xf32>
-  %zerosN = rvnn.broadcast_like %zero, %shapeN
-      : (tensor<f32>, tensor<?xf32>) -> tensor<?xf32>
-  %total = linalg.matvec ins(%em, %onesS : tensor<?x?xf32>, tensor<?xf32>)
-      outs(%zerosN : tensor<?xf32>) -> tensor<?xf32>
-  %total2 = tensor.expand_shape %total [[0, 1]] output_shape [%n, 1]
-      : tensor<?xf32> into tensor<?x1xf32>
-  %totalb = rvnn.broadcast_like %total2, %em
-      : (tensor<?x1xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
-  %p = arith.divf %em, %totalb : tensor<?x?xf32>
-  return %p : tensor<?x?xf32>
-}
-
-// One slot of the bottom-up composition: slot i of the previous memory m
-// and its output mo ([N, n, D]), the attention p [N, n], cp_{i-1} [N, 1]
-// and the head h_{i-1} [N, D] -> (h_i, cp_i, M_{t,i}).
-func.func private @om_slot(%i: index, %x: tensor<?x?xf32>, %mem: tensor<?x?x?xf32>,
-                   %mo: tensor<?x?x?xf32>, %p: tensor<?x?xf32>,
-                   %cprev: tensor<?x1xf32>, %h: tensor<?x?xf32>)
-    -> (tensor<?x?xf32>, tensor<?x1xf32>, tensor<?x?xf32>) {
-  %c0 = arith.constant 0 : index
-  %c2 = arith.constant 2 : index
-  %n = tensor.dim %mem, %c0 : tensor<?x?x?xf32>
-  %d = tensor.dim %mem, %c2 : tensor<?x?x?xf32>
-  %one = arith.constant dense<1.0> : tensor<f32>
-  %w1 = rvnn.param_get @cell_w1 : tensor<512x256xf32>
-  %b1 = rvnn.param_get @cell_b1 : tensor<512xf32>
-  %w2 = rvnn.param_get @cell_w2 : tensor<512x512xf32>
-  %b2 = rvnn.param_get @cell_b2 : tensor<512xf32>
-  %gamma = rvnn.param_get @ln_gamma : tensor<128xf32>
-  %beta = rvnn.param_get @ln_beta : tensor<128xf32>
-  %w1d = tensor.cast %w1 : tensor<512x256xf32> to tensor<?x?xf32>
-  %b1d = tensor.cast %b1 : tensor<512xf32> to tensor<?xf32>
-  %w2d = tensor.cast %w2 : tensor<512x512xf32> to tensor<?x?xf32>
-  %b2d = tensor.cast %b2 : tensor<512xf32> to tensor<?xf32>
-  %gammad = tensor.cast %gamma : tensor<128xf32> to tensor<?xf32>
-  %betad = tensor.cast %beta : tensor<128xf32> to tensor<?xf32>
-  %p_i = tensor.extract_slice %p[0, %i] [%n, 1] [1, 1]
-      : tensor<?x?xf32> to tensor<?x1xf32>
-  %cp_i = arith.addf %cprev, %p_i : tensor<?x1xf32>
-  %ones = rvnn.broadcast_like %one, %cprev
-      : (tensor<f32>, tensor<?x1xf32>) -> tensor<?x1xf32>
-  %rcp_i = arith.subf %ones, %cprev : tensor<?x1xf32>
-  %m_i = tensor.extract_slice %mem[0, %i, 0] [%n, 1, %d] [1, 1, 1]
-      : tensor<?x?x?xf32> to tensor<?x?xf32>
-  %mo_i = tensor.extract_slice %mo[0, %i, 0] [%n, 1, %d] [1, 1, 1]
-      : tensor<?x?x?xf32> to tensor<?x?xf32>
-  %cur = rvnn.gate %rcp_i, %mo_i, %m_i
-      : (tensor<?x1xf32>, tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
-  %composed = func.call @om_cell(%h, %cur, %w1d, %b1d, %w2d, %b2d, %gammad,
-                                 %betad)
-      : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>,
-         tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>)
-      -> tensor<?x?xf32>
-  %h_i = rvnn.gate %cp_i, %composed, %x
-      : (tensor<?x1xf32>, tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
-  return %h_i, %cp_i, %cur : tensor<?x?xf32>, tensor<?x1xf32>, tensor<?x?xf32>
-}
-
-// One token step t >= 1: (M_{t-1}, M̂_{t-1}, cp_{t-1}) -> (M_t, M̂_t, cp_t);
-// a padded step keeps the state.
-func.func private @om_step(%xs: tensor<?x?x?xf32>, %mask: tensor<?x?xf32>, %t: index,
-                   %mem: tensor<?x?x?xf32>, %mo: tensor<?x?x?xf32>,
-                   %cp: tensor<?x?xf32>)
-    -> (tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?xf32>) {
-  %c0 = arith.constant 0 : index
-  %c1 = arith.constant 1 : index
-  %c2 = arith.constant 2 : index
-  %n = tensor.dim %mem, %c0 : tensor<?x?x?xf32>
-  %slots = tensor.dim %mem, %c1 : tensor<?x?x?xf32>
-  %d = tensor.dim %mem, %c2 : tensor<?x?x?xf32>
-  %zero = arith.constant dense<0.0> : tensor<f32>
-  %x = tensor.extract_slice %xs[0, %t, 0] [%n, 1, %d] [1, 1, 1]
-      : tensor<?x?x?xf32> to tensor<?x?xf32>
-  %m_t = tensor.extract_slice %mask[0, %t] [%n, 1] [1, 1]
-      : tensor<?x?xf32> to tensor<?x1xf32>
-  %p = func.call @om_attention(%x, %mo, %cp)
-      : (tensor<?x?xf32>, tensor<?x?x?xf32>, tensor<?x?xf32>)
-      -> tensor<?x?xf32>
-  // Slot 0, then slots 1 .. n-1 in an inner loop.
-  %shapeN1 = tensor.empty(%n) : tensor<?x1xf32>
-  %zerosN1 = rvnn.broadcast_like %zero, %shapeN1
-      : (tensor<f32>, tensor<?x1xf32>) -> tensor<?x1xf32>
-  %s0:3 = func.call @om_slot(%c0, %x, %mem, %mo, %p, %zerosN1, %x)
-      : (index, tensor<?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>,
-         tensor<?x?xf32>, tensor<?x1xf32>, tensor<?x?xf32>)
-      -> (tensor<?x?xf32>, tensor<?x1xf32>, tensor<?x?xf32>)
-  %mo0 = tensor.expand_shape %s0#0 [[0, 1], [2]] output_shape [%n, 1, %d]
-      : tensor<?x?xf32> into tensor<?x1x?xf32>
-  %mem0 = tensor.expand_shape %s0#2 [[0, 1], [2]] output_shape [%n, 1, %d]
-      : tensor<?x?xf32> into tensor<?x1x?xf32>
-  %mo0d = tensor.cast %mo0 : tensor<?x1x?xf32> to tensor<?x?x?xf32>
-  %mem0d = tensor.cast %mem0 : tensor<?x1x?xf32> to tensor<?x?x?xf32>
-  %cp0d = tensor.cast %s0#1 : tensor<?x1xf32> to tensor<?x?xf32>
-  %rest = arith.subi %slots, %c1 : index
-  %fin:5 = rvnn.recurse (%h = %s0#0, %c = %s0#1, %macc = %mem0d,
-                         %oacc = %mo0d, %cacc = %cp0d)
-      : tensor<?x?xf32>, tensor<?x1xf32>, tensor<?x?x?xf32>,
-        tensor<?x?x?xf32>, tensor<?x?xf32>
-      halting <none> max_steps %rest {
-  ^bb0(%j: index, %h: tensor<?x?xf32>, %c: tensor<?x1xf32>,
-       %macc: tensor<?x?x?xf32>, %oacc: tensor<?x?x?xf32>,
-       %cacc: tensor<?x?xf32>):
-    %i = arith.addi %j, %c1 : index
-    %s:3 = func.call @om_slot(%i, %x, %mem, %mo, %p, %c, %h)
-        : (index, tensor<?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>,
-           tensor<?x?xf32>, tensor<?x1xf32>, tensor<?x?xf32>)
-        -> (tensor<?x?xf32>, tensor<?x1xf32>, tensor<?x?xf32>)
-    %o3 = tensor.expand_shape %s#0 [[0, 1], [2]] output_shape [%n, 1, %d]
-        : tensor<?x?xf32> into tensor<?x1x?xf32>
-    %m3 = tensor.expand_shape %s#2 [[0, 1], [2]] output_shape [%n, 1, %d]
-        : tensor<?x?xf32> into tensor<?x1x?xf32>
-    %macc2 = tensor.concat dim(1) %macc, %m3
-        : (tensor<?x?x?xf32>, tensor<?x1x?xf32>) -> tensor<?x?x?xf32>
-    %oacc2 = tensor.concat dim(1) %oacc, %o3
-        : (tensor<?x?x?xf32>, tensor<?x1x?xf32>) -> tensor<?x?x?xf32>
-    %cacc2 = tensor.concat dim(1) %cacc, %s#1
-        : (tensor<?x?xf32>, tensor<?x1xf32>) -> tensor<?x?xf32>
-    rvnn.yield %s#0, %s#1, %macc2, %oacc2, %cacc2
-        : tensor<?x?xf32>, tensor<?x1xf32>, tensor<?x?x?xf32>,
-          tensor<?x?x?xf32>, tensor<?x?xf32>
-  }
-  %m_t3 = tensor.expand_shape %m_t [[0], [1, 2]] output_shape [%n, 1, 1]
-      : tensor<?x1xf32> into tensor<?x1x1xf32>
-  %mem_next = rvnn.gate %m_t3, %fin#2, %mem
-      : (tensor<?x1x1xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>)
-      -> tensor<?x?x?xf32>
-  %mo_next = rvnn.gate %m_t3, %fin#3, %mo
-      : (tensor<?x1x1xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>)
-      -> tensor<?x?x?xf32>
-  %cp_next = rvnn.gate %m_t, %fin#4, %cp
-      : (tensor<?x1xf32>, tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
-  return %mem_next, %mo_next, %cp_next
-      : tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?xf32>
-}
+                           tensor<?xf32>, tensor<?xf32>)
+    -> (tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?xf32>)
 
 func.func @forward(%tokens: tensor<?x?xi64>, %mask: tensor<?x?xf32>)
     -> tensor<?x10xf32> {
@@ -306,6 +109,37 @@ func.func @forward(%tokens: tensor<?x?xi64>, %mask: tensor<?x?xf32>)
   %cp0 = rvnn.broadcast_like %zero, %cp_shape
       : (tensor<f32>, tensor<?x21xf32>) -> tensor<?x21xf32>
 
+  // The step's weights, cast to the shared cells' dynamic shapes.
+  %inv_sqrt_d = arith.constant dense<0.0883883461> : tensor<f32>
+  %q_w_s = rvnn.param_get @q_w : tensor<128x128xf32>
+  %q_w = tensor.cast %q_w_s : tensor<128x128xf32> to tensor<?x?xf32>
+  %q_b_s = rvnn.param_get @q_b : tensor<128xf32>
+  %q_b = tensor.cast %q_b_s : tensor<128xf32> to tensor<?xf32>
+  %q_gamma_s = rvnn.param_get @q_gamma : tensor<128xf32>
+  %q_gamma = tensor.cast %q_gamma_s : tensor<128xf32> to tensor<?xf32>
+  %q_beta_s = rvnn.param_get @q_beta : tensor<128xf32>
+  %q_beta = tensor.cast %q_beta_s : tensor<128xf32> to tensor<?xf32>
+  %k_w_s = rvnn.param_get @k_w : tensor<128x128xf32>
+  %k_w = tensor.cast %k_w_s : tensor<128x128xf32> to tensor<?x?xf32>
+  %k_b_s = rvnn.param_get @k_b : tensor<128xf32>
+  %k_b = tensor.cast %k_b_s : tensor<128xf32> to tensor<?xf32>
+  %k_gamma_s = rvnn.param_get @k_gamma : tensor<128xf32>
+  %k_gamma = tensor.cast %k_gamma_s : tensor<128xf32> to tensor<?xf32>
+  %k_beta_s = rvnn.param_get @k_beta : tensor<128xf32>
+  %k_beta = tensor.cast %k_beta_s : tensor<128xf32> to tensor<?xf32>
+  %score_w_s = rvnn.param_get @score_w : tensor<1x128xf32>
+  %score_w = tensor.cast %score_w_s : tensor<1x128xf32> to tensor<1x?xf32>
+  %w1_s = rvnn.param_get @cell_w1 : tensor<512x256xf32>
+  %w1 = tensor.cast %w1_s : tensor<512x256xf32> to tensor<?x?xf32>
+  %b1_s = rvnn.param_get @cell_b1 : tensor<512xf32>
+  %b1 = tensor.cast %b1_s : tensor<512xf32> to tensor<?xf32>
+  %w2_s = rvnn.param_get @cell_w2 : tensor<512x512xf32>
+  %w2 = tensor.cast %w2_s : tensor<512x512xf32> to tensor<?x?xf32>
+  %b2_s = rvnn.param_get @cell_b2 : tensor<512xf32>
+  %b2 = tensor.cast %b2_s : tensor<512xf32> to tensor<?xf32>
+  %gammad = tensor.cast %gamma : tensor<128xf32> to tensor<?xf32>
+  %betad = tensor.cast %beta : tensor<128xf32> to tensor<?xf32>
+
   // Tokens 1 .. S-1.
   %steps = arith.subi %s, %c1 : index
   %final:3 = rvnn.recurse (%mem = %mem0, %mo = %mo0, %cp = %cp0)
@@ -317,9 +151,16 @@ func.func @forward(%tokens: tensor<?x?xi64>, %mask: tensor<?x?xf32>)
     %memd = tensor.cast %mem : tensor<?x21x128xf32> to tensor<?x?x?xf32>
     %mod = tensor.cast %mo : tensor<?x21x128xf32> to tensor<?x?x?xf32>
     %cpd = tensor.cast %cp : tensor<?x21xf32> to tensor<?x?xf32>
-    %next:3 = func.call @om_step(%xd, %mask, %t, %memd, %mod, %cpd)
+    %next:3 = func.call @om_step(%xd, %mask, %t, %memd, %mod, %cpd,
+                                 %inv_sqrt_d, %q_w, %q_b, %q_gamma, %q_beta,
+                                 %k_w, %k_b, %k_gamma, %k_beta, %score_w,
+                                 %w1, %b1, %w2, %b2, %gammad, %betad)
         : (tensor<?x?x?xf32>, tensor<?x?xf32>, index, tensor<?x?x?xf32>,
-           tensor<?x?x?xf32>, tensor<?x?xf32>)
+           tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<f32>, tensor<?x?xf32>,
+           tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?x?xf32>,
+           tensor<?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<1x?xf32>,
+           tensor<?x?xf32>, tensor<?xf32>, tensor<?x?xf32>, tensor<?xf32>,
+           tensor<?xf32>, tensor<?xf32>)
         -> (tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?xf32>)
     %mem_n = tensor.cast %next#0 : tensor<?x?x?xf32> to tensor<?x21x128xf32>
     %mo_n = tensor.cast %next#1 : tensor<?x?x?xf32> to tensor<?x21x128xf32>

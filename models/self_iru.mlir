@@ -22,7 +22,9 @@
 // [4·K·D, D] are gate-major, row (q·K + k)·D + j for LSTM gate q ∈ (i, f, g,
 // o), cell k = 3l + (0 f, 1 o, 2 z) and unit j, so that each LSTM gate of
 // all cells is one contiguous [M, K·D] block and cell k's output lands at
-// columns [kD, (k+1)D), the layout @self_iru_cell reads.
+// columns [kD, (k+1)D), the layout @self_iru_cell reads. One step of them
+// is @self_iru_lstm_base (models/cells.mlir), shared with the ListOps
+// version models/self_iru_listops.mlir.
 // Soft depth gates: (α_n, β_n) = σ(W_d·x_t + b_d) at columns (2n, 2n+1) for
 // the 2^L - 1 = 3 recursion nodes with children (heap order: root 0, forget
 // child 1, output child 2).
@@ -59,6 +61,10 @@ func.func private @self_iru_cell(index, index, tensor<?x?xf32>,
                                  tensor<?x?xf32>, tensor<?x?xf32>,
                                  tensor<?x?xf32>)
     -> (tensor<?x?xf32>, tensor<?x?xf32>)
+func.func private @self_iru_lstm_base(tensor<?x?xf32>, tensor<?x?xf32>,
+                                      tensor<?x?xf32>, tensor<?x?xf32>,
+                                      tensor<?xf32>, tensor<?x?xf32>,
+                                      tensor<?xf32>) -> tensor<?x?xf32>
 func.func private @sentence_pair_head(tensor<?x?xf32>, tensor<?x?xf32>,
                                       tensor<?xf32>, tensor<?x?xf32>,
                                       tensor<?xf32>) -> tensor<?x?xf32>
@@ -88,18 +94,20 @@ func.func @forward(%tokens1: tensor<?x?xi64>, %mask1: tensor<?x?xf32>,
   %x = rvnn.dropout %masked {rate = 4.000000e-01 : f64}
       : tensor<?x?x200xf32>
 
-  %ih_w = rvnn.param_get @base_ih_w : tensor<7200x200xf32>
-  %ih_b = rvnn.param_get @base_ih_b : tensor<7200xf32>
-  %hh_w = rvnn.param_get @base_hh_w : tensor<7200x200xf32>
-  %hh_b = rvnn.param_get @base_hh_b : tensor<7200xf32>
+  %ih_w_s = rvnn.param_get @base_ih_w : tensor<7200x200xf32>
+  %ih_w = tensor.cast %ih_w_s : tensor<7200x200xf32> to tensor<?x?xf32>
+  %ih_b_s = rvnn.param_get @base_ih_b : tensor<7200xf32>
+  %ih_b = tensor.cast %ih_b_s : tensor<7200xf32> to tensor<?xf32>
+  %hh_w_s = rvnn.param_get @base_hh_w : tensor<7200x200xf32>
+  %hh_w = tensor.cast %hh_w_s : tensor<7200x200xf32> to tensor<?x?xf32>
+  %hh_b_s = rvnn.param_get @base_hh_b : tensor<7200xf32>
+  %hh_b = tensor.cast %hh_b_s : tensor<7200xf32> to tensor<?xf32>
   %depth_w = rvnn.param_get @depth_w : tensor<6x200xf32>
   %depth_b = rvnn.param_get @depth_b : tensor<6xf32>
   %zero = arith.constant dense<0.0> : tensor<f32>
   %state_shape = tensor.empty(%n2) : tensor<?x200xf32>
   %h0 = rvnn.broadcast_like %zero, %state_shape
       : (tensor<f32>, tensor<?x200xf32>) -> tensor<?x200xf32>
-  // tensor.empty only gives a shape to broadcast to: K = 9 cells of D.
-  %cells_shape = tensor.empty(%n2) : tensor<?x9x200xf32>
 
   // The recurrence over t = 0 .. S-1, state (h, c), both [2N, D].
   %final:2 = rvnn.recurse (%h = %h0, %c = %h0)
@@ -111,37 +119,13 @@ func.func @forward(%tokens1: tensor<?x?xi64>, %mask1: tensor<?x?xf32>,
         : tensor<?x?xf32> to tensor<?x1xf32>
 
     // The 9 LSTM base transforms F_⋆^(l), one LSTM step each.
-    %g_x = rvnn.linear %x_t, %ih_w, %ih_b
-        : (tensor<?x200xf32>, tensor<7200x200xf32>, tensor<7200xf32>)
-        -> tensor<?x7200xf32>
-    %g_h = rvnn.linear %h, %hh_w, %hh_b
-        : (tensor<?x200xf32>, tensor<7200x200xf32>, tensor<7200xf32>)
-        -> tensor<?x7200xf32>
-    %g = arith.addf %g_x, %g_h : tensor<?x7200xf32>
-    %i_in = tensor.extract_slice %g[0, 0] [%n2, 1800] [1, 1]
-        : tensor<?x7200xf32> to tensor<?x1800xf32>
-    %f_in = tensor.extract_slice %g[0, 1800] [%n2, 1800] [1, 1]
-        : tensor<?x7200xf32> to tensor<?x1800xf32>
-    %g_in = tensor.extract_slice %g[0, 3600] [%n2, 1800] [1, 1]
-        : tensor<?x7200xf32> to tensor<?x1800xf32>
-    %o_in = tensor.extract_slice %g[0, 5400] [%n2, 1800] [1, 1]
-        : tensor<?x7200xf32> to tensor<?x1800xf32>
-    %i_l = rvnn.sigmoid %i_in : tensor<?x1800xf32>
-    %f_l = rvnn.sigmoid %f_in : tensor<?x1800xf32>
-    %g_l = math.tanh %g_in : tensor<?x1800xf32>
-    %o_l = rvnn.sigmoid %o_in : tensor<?x1800xf32>
-    // c_{t-1} for each of the 9 cells.
-    %c_3 = tensor.expand_shape %c [[0], [1, 2]] output_shape [%n2, 1, 200]
-        : tensor<?x200xf32> into tensor<?x1x200xf32>
-    %c_b = rvnn.broadcast_like %c_3, %cells_shape
-        : (tensor<?x1x200xf32>, tensor<?x9x200xf32>) -> tensor<?x9x200xf32>
-    %c_k = tensor.collapse_shape %c_b [[0], [1, 2]]
-        : tensor<?x9x200xf32> into tensor<?x1800xf32>
-    %kept = arith.mulf %f_l, %c_k : tensor<?x1800xf32>
-    %written = arith.mulf %i_l, %g_l : tensor<?x1800xf32>
-    %lstm_c = arith.addf %kept, %written : tensor<?x1800xf32>
-    %lstm_c_act = math.tanh %lstm_c : tensor<?x1800xf32>
-    %base = arith.mulf %o_l, %lstm_c_act : tensor<?x1800xf32>
+    %xd = tensor.cast %x_t : tensor<?x200xf32> to tensor<?x?xf32>
+    %hd = tensor.cast %h : tensor<?x200xf32> to tensor<?x?xf32>
+    %cd = tensor.cast %c : tensor<?x200xf32> to tensor<?x?xf32>
+    %based = func.call @self_iru_lstm_base(%xd, %hd, %cd, %ih_w, %ih_b, %hh_w,
+                                           %hh_b)
+        : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>,
+           tensor<?xf32>, tensor<?x?xf32>, tensor<?xf32>) -> tensor<?x?xf32>
 
     // Soft depth gates of the 3 recursion nodes with children.
     %d_in = rvnn.linear %x_t, %depth_w, %depth_b
@@ -150,10 +134,7 @@ func.func @forward(%tokens1: tensor<?x?xi64>, %mask1: tensor<?x?xf32>,
     %gates = rvnn.sigmoid %d_in : tensor<?x6xf32>
 
     // The unit at depth L, root node 0.
-    %based = tensor.cast %base : tensor<?x1800xf32> to tensor<?x?xf32>
     %gatesd = tensor.cast %gates : tensor<?x6xf32> to tensor<?x?xf32>
-    %xd = tensor.cast %x_t : tensor<?x200xf32> to tensor<?x?xf32>
-    %cd = tensor.cast %c : tensor<?x200xf32> to tensor<?x?xf32>
     %next:2 = func.call @self_iru_cell(%depth, %c0, %based, %gatesd, %xd, %cd)
         : (index, index, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>,
            tensor<?x?xf32>) -> (tensor<?x?xf32>, tensor<?x?xf32>)

@@ -105,15 +105,20 @@ def encode_one(p, tokens, training=False, dropout=None, nslot=21):
     return out[nslot - 1]
 
 
+def encode(params, tokens, mask, training=False, dropout=None, nslot=21):
+    """tokens, mask [N, S] -> the encodings [N, D], each row over its real
+    tokens alone."""
+    return torch.stack([
+        encode_one(params, tokens[row, :int(mask[row].sum().item())],
+                   training, dropout, nslot)
+        for row in range(tokens.size(0))])
+
+
 def logits(params, inputs, training=False, dropout=None):
     tokens, mask = inputs
     rates = DROPOUT if dropout is None else dropout
-    encodings = []
-    for row in range(tokens.size(0)):
-        length = int(mask[row].sum().item())
-        encodings.append(encode_one(params, tokens[row, :length], training,
-                                    rates))
-    return bbt_grc.head(params, torch.stack(encodings), training, rates)
+    return bbt_grc.head(params, encode(params, tokens, mask, training, rates),
+                        training, rates)
 
 
 def loss(params, inputs, labels, training=False, dropout=None):

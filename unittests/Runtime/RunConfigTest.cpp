@@ -3,6 +3,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -113,12 +114,12 @@ TEST(RunConfig, ShippedModelsSaveResiduals) {
         << model;
 }
 
-// The ListOps versions of the ON-LSTM family: ListOps configurations that
-// save residuals, like every shipped model.
-TEST(RunConfig, OrderedNeuronsListOpsConfigs) {
+// The ListOps versions of the ON-LSTM family and of Self-IRU: ListOps
+// configurations that save residuals, like every shipped model.
+TEST(RunConfig, ListOpsVersionsOfLogicModels) {
   for (const char *model :
        {"on_lstm_listops", "fasttrees_listops", "faster_fasttrees_listops",
-        "conv_fasttrees_listops"}) {
+        "conv_fasttrees_listops", "self_iru_listops"}) {
     RunConfig config = readRunConfig(std::string(RVNN_SOURCE_DIR) + "/models/" +
                                      model + ".json");
     EXPECT_EQ(config.task, Task::ListOps) << model;
@@ -126,11 +127,16 @@ TEST(RunConfig, OrderedNeuronsListOpsConfigs) {
   }
 }
 
-// Ordered Memory (ListOps): a ListOps configuration that saves residuals.
-TEST(RunConfig, OrderedMemoryConfig) {
-  RunConfig config = readRunConfig(std::string(RVNN_SOURCE_DIR) +
-                                   "/models/ordered_memory.json");
-  EXPECT_EQ(config.task, Task::ListOps);
-  EXPECT_EQ(config.recompute, RecomputePolicy::Save);
-  EXPECT_EQ(config.batchSize, 128u);
+// Ordered Memory, for ListOps and for logical inference: configurations of
+// their tasks that save residuals.
+TEST(RunConfig, OrderedMemoryConfigs) {
+  const std::pair<const char *, Task> models[] = {
+      {"ordered_memory", Task::ListOps}, {"ordered_memory_logic", Task::Logic}};
+  for (const auto &[model, task] : models) {
+    RunConfig config = readRunConfig(std::string(RVNN_SOURCE_DIR) + "/models/" +
+                                     model + ".json");
+    EXPECT_EQ(config.task, task) << model;
+    EXPECT_EQ(config.recompute, RecomputePolicy::Save) << model;
+    EXPECT_EQ(config.batchSize, 128u) << model;
+  }
 }
