@@ -524,6 +524,20 @@ maskedAttentionRule(Executor &, const PlanOp &op, const Frame &frame,
   return grads;
 }
 
+/// softmax's backward, ATen's kernel on the recomputed output (Ordered
+/// Memory's attention over its slots).
+std::optional<std::vector<Tensor>>
+softmaxRule(Executor &, const PlanOp &op, const Frame &frame,
+            const std::vector<Tensor> &cotangents, const std::vector<bool> &) {
+  using Softmax = exec::SoftmaxOp;
+  const Tensor &x = frame.tensor(op, Softmax::operand::input);
+  const int64_t dim = attrAs<int64_t>(op, Softmax::attr::dim);
+  Tensor y = ops::softmax(x, dim);
+  return std::vector<Tensor>{at::_softmax_backward_data(
+      cotangents.at(0).contiguous(), y, dim < 0 ? dim + x.dim() : dim,
+      x.scalar_type())};
+}
+
 /// cumax's backward: the reverse cumulative sum, then the softmax's.
 std::optional<std::vector<Tensor>>
 cumaxRule(Executor &, const PlanOp &op, const Frame &frame,
@@ -559,6 +573,7 @@ const std::map<std::string_view, FastRule> &fastRules() {
       {exec::GeometricAttentionOp::name, geometricAttentionRule},
       {exec::MaskedAttentionOp::name, maskedAttentionRule},
       {exec::CumaxOp::name, cumaxRule},
+      {exec::SoftmaxOp::name, softmaxRule},
       {exec::ChunkOp::name, chunkRule},
       {exec::UnchunkOp::name, unchunkRule},
   };

@@ -1122,22 +1122,38 @@ TEST(Vjp, ShapeWitnessesGiveTheCotangentsOfTheOperands) {
 }
 
 TEST(Vjp, AutogradRuleIsTheVectorJacobianProduct) {
-  // softmax has no fast rule: ATen autograd through its reference handler.
-  VjpCase c{str(exec::SoftmaxOp::name),
-            {f64({3, 4})},
-            {0},
-            {{"dim", -1}},
-            f64({3, 4}),
+  // cross_entropy has no fast rule (it ends the loss, outside any loop):
+  // ATen autograd through its reference handler.
+  VjpCase c{str(exec::CrossEntropyOp::name),
+            {f64({3, 4}), type("i64", {3})},
+            {0, 1},
+            json::object(),
+            f64({}),
             {0}};
   Tensor x = uniformDoubles({3, 4}, -2, 2, 32);
-  Tensor dy = uniformDoubles({3, 4}, -1, 1, 33);
-  Plan plan = vjpPlan(c, /*throughAutograd=*/false, "vjp-softmax");
+  Tensor labels = torch::tensor({2, 0, 3}, torch::kLong);
+  Tensor dy = torch::tensor(0.7, torch::kDouble);
+  Plan plan = vjpPlan(c, /*throughAutograd=*/false, "vjp-cross_entropy");
   ExecutionContext context;
   Executor executor = executorFor(plan, context);
-  Tensor got = std::get<Tensor>(executor.call("forward", {x, dy}).at(0));
-  Tensor s = torch::softmax(x, -1);
-  Tensor expected = s * (dy - (dy * s).sum(-1, true));
+  Tensor got =
+      std::get<Tensor>(executor.call("forward", {x, labels, dy}).at(0));
+  Tensor expected =
+      (torch::softmax(x, -1) - torch::one_hot(labels, 4).to(torch::kDouble)) *
+      dy / 3;
   EXPECT_TRUE(torch::allclose(got, expected, 1e-12, 1e-12)) << got - expected;
+}
+
+TEST(Vjp, SoftmaxRuleMatchesAutograd) {
+  for (int64_t dim : {-1, 0})
+    expectFastRuleMatchesAutograd({str(exec::SoftmaxOp::name),
+                                   {f64({3, 4})},
+                                   {0},
+                                   {{"dim", dim}},
+                                   f64({3, 4}),
+                                   {0}},
+                                  {uniformDoubles({3, 4}, -2, 2, 32)},
+                                  uniformDoubles({3, 4}, -1, 1, 33));
 }
 
 namespace {
