@@ -35,7 +35,7 @@ def difference(rvnn, eager):
     variance = sum(row["accuracy"][k] * (1 - row["accuracy"][k]) / row["n"][k]
                    for row in (rvnn, eager) for k in counts) / len(counts) ** 2
     return {"model": rvnn["model"], "seed": rvnn["seed"], "points": per,
-            "mean_points": statistics.fmean(per.values()),
+            "mean_points": round(statistics.fmean(per.values()), 9) + 0.0,
             "two_se_points": 200 * math.sqrt(variance)}
 
 
