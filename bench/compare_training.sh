@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
-# Trains BBT-GRC twice from the same initial weights on the same generated
-# ListOps data with the same hyperparameters -- once with rvnn (rvnn-run
-# train on the compiled model) and once with the independent eager PyTorch
-# reference (bench/train_reference.py over bench/reference/bbt_grc.py) --
-# and compares dev accuracy per epoch and at the end. See bench/TRAINING.md.
+# Trains a model (default BBT-GRC) twice from the same initial weights on
+# the same generated data with the same hyperparameters -- once with rvnn
+# (rvnn-run train on the compiled model) and once with the independent eager
+# PyTorch reference (bench/train_reference.py over
+# bench/reference/<model>.py) -- and compares dev accuracy per epoch and at
+# the end; for logical inference also test accuracy per operator count.
+# See bench/TRAINING.md.
+#
+# The task is the run configuration's (models/<model>.json "task"):
+# ListOps (rvnn-run gen listops) or logical inference (rvnn-run gen logic:
+# train and dev with --min-ops..--max-ops operators, and one test file per
+# count in --test-ops, each with exactly that many operators).
 #
 # Steps:
-#   1. generate train and dev data (rvnn-run gen listops);
+#   1. generate train and dev data (and for logic the test files);
 #   2. compile models/<model>.mlir; write a copy of models/<model>.json with
 #      log_every 1 (per-step timings and losses) and --patience's
 #      early-stopping patience, if given; nothing else changes;
@@ -20,17 +27,32 @@
 #      stopping and evaluation are the same recipe;
 #   4. for each seed S: dump-grads --seed S (initial weights), rvnn-run
 #      train --seed S, then train_reference.py --seed S from those weights,
-#      one after the other (never concurrently);
+#      one after the other (never concurrently); for logic, both then score
+#      each test file with their best parameters (rvnn-run eval on best.pt;
+#      train_reference.py --test);
 #   5. print a side-by-side table of dev accuracy per epoch, the best dev
 #      accuracy (what both report after restoring the best parameters) and
-#      its difference, time per step; write the results JSON.
+#      its difference, time per step; for logic a table of test accuracy
+#      per operator count (model, side, accuracy at each count, each test
+#      file's majority-class share, time per step); write the results JSON.
 #
 # Usage: bench/compare_training.sh [options]
+#   --model "NAME ..." models/NAME.mlir + .json, reference
+#                     bench/reference/NAME.py (default bbt_grc); several
+#                     logic models (quoted, space-separated) run one after
+#                     the other with the same options and data, each in
+#                     --work/NAME, and end with one table of them all
 #   --train-count N   training examples (default 4000)
 #   --dev-count N     dev examples (default 2000)
 #   --max-length N    ListOps tokens per example at most (default 30)
 #   --max-depth N     ListOps nesting depth at most (default 3)
-#   --data-seed N     data generation seed (dev uses N + 1000) (default 1)
+#   --min-ops N       logic: fewest operators in train and dev (default 0)
+#   --max-ops N       logic: most operators in train and dev (default 6)
+#   --test-ops "K ..." logic: a test file for each operator count
+#                     (default "7 8 9 10 11 12")
+#   --test-count N    logic: pairs per test file (default 1000)
+#   --data-seed N     data generation seed (dev uses N + 1000, the test
+#                     file of K operators N + 2000 + K) (default 1)
 #   --seeds "S ..."   initialisation/dropout/batch-order seeds (default "1 2 3")
 #   --epochs N        epochs at most, early stopping aside (default 40)
 #   --max-steps N     optimiser steps at most (default 0: no cap)
@@ -60,6 +82,10 @@ TRAIN_COUNT=4000
 DEV_COUNT=2000
 MAX_LENGTH=30
 MAX_DEPTH=3
+MIN_OPS=0
+MAX_OPS=6
+TEST_OPS="7 8 9 10 11 12"
+TEST_COUNT=1000
 DATA_SEED=1
 SEEDS="1 2 3"
 EPOCHS=40
@@ -73,12 +99,18 @@ REPORT_ONLY=0
 REUSE=0
 
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
+ARGS=("$@")
 while [ $# -gt 0 ]; do
   case "$1" in
+    --model) MODEL=$2; shift 2 ;;
     --train-count) TRAIN_COUNT=$2; shift 2 ;;
     --dev-count) DEV_COUNT=$2; shift 2 ;;
     --max-length) MAX_LENGTH=$2; shift 2 ;;
     --max-depth) MAX_DEPTH=$2; shift 2 ;;
+    --min-ops) MIN_OPS=$2; shift 2 ;;
+    --max-ops) MAX_OPS=$2; shift 2 ;;
+    --test-ops) TEST_OPS=$2; shift 2 ;;
+    --test-count) TEST_COUNT=$2; shift 2 ;;
     --data-seed) DATA_SEED=$2; shift 2 ;;
     --seeds) SEEDS=$2; shift 2 ;;
     --epochs) EPOCHS=$2; shift 2 ;;
@@ -94,9 +126,21 @@ while [ $# -gt 0 ]; do
     *) echo "compare_training.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
   esac
 done
+for name in $MODEL; do
+  for f in "models/$name.mlir" "models/$name.json" "bench/reference/$name.py"; do
+    [ -f "$ROOT/$f" ] || { echo "compare_training.sh: no $f for --model $name" >&2; exit 2; }
+  done
+done
+MODELS=($MODEL)
+[ ${#MODELS[@]} -gt 0 ] || { echo "compare_training.sh: --model needs a name" >&2; exit 2; }
+task_of() {
+  "$PYTHON" -c 'import json, sys; print(json.load(open(sys.argv[1])).get("task", "listops"))' "$1"
+}
+TASK=$(task_of "$ROOT/models/${MODELS[0]}.json")
 [ -x "$RVNN" ] || { echo "no rvnn-run at $RVNN (build it, or set RVNN)" >&2; exit 1; }
 if [ "$REPORT_ONLY" = 1 ]; then
-  [ -n "$WORK" ] && [ -f "$WORK/config.json" ] ||
+  # (Several models: each of its model directories.)
+  [ -n "$WORK" ] && { [ ${#MODELS[@]} -gt 1 ] || [ -f "$WORK/config.json" ]; } ||
     { echo "--report-only needs the --work directory of an earlier run" >&2; exit 2; }
   [ -f "$WORK/nodrop/eager.jsonl" ] || RECIPE_CHECK=0
 fi
@@ -107,9 +151,38 @@ export OMP_NUM_THREADS=$THREADS
 CONFIG=$ROOT/models/$MODEL.json
 echo "work directory: $WORK ($OMP_NUM_THREADS thread(s) each)"
 
+# Several models: this script once per model (later options override the
+# earlier ones), then one table of their test accuracies; a model whose run
+# fails is reported and left out of the table.
+if [ ${#MODELS[@]} -gt 1 ]; then
+  for name in "${MODELS[@]}"; do
+    [ "$(task_of "$ROOT/models/$name.json")" = logic ] ||
+      { echo "compare_training.sh: several --model names need logic models; $name is not" >&2; exit 2; }
+  done
+  finished=() failed=()
+  for name in "${MODELS[@]}"; do
+    echo "=== $name"
+    if "$0" "${ARGS[@]}" --model "$name" --work "$WORK/$name" \
+         --results "$WORK/$name/results.json"; then
+      finished+=("$WORK/$name/results.json")
+    else
+      failed+=("$name")
+    fi
+  done
+  [ ${#failed[@]} = 0 ] || echo "compare_training.sh: failed: ${failed[*]}" >&2
+  [ ${#finished[@]} = 0 ] || "$PYTHON" "$ROOT/bench/logic_table.py" --output "$RESULTS" "${finished[@]}"
+  [ ${#failed[@]} = 0 ]
+  exit
+fi
+
 # What the work directory's runs depend on, for --reuse and --report-only.
-OPTIONS="model=$MODEL train=$TRAIN_COUNT dev=$DEV_COUNT max_length=$MAX_LENGTH"
-OPTIONS+=" max_depth=$MAX_DEPTH data_seed=$DATA_SEED epochs=$EPOCHS"
+OPTIONS="model=$MODEL train=$TRAIN_COUNT dev=$DEV_COUNT"
+if [ "$TASK" = logic ]; then
+  OPTIONS+=" min_ops=$MIN_OPS max_ops=$MAX_OPS test_ops=$TEST_OPS test_count=$TEST_COUNT"
+else
+  OPTIONS+=" max_length=$MAX_LENGTH max_depth=$MAX_DEPTH"
+fi
+OPTIONS+=" data_seed=$DATA_SEED epochs=$EPOCHS"
 OPTIONS+=" max_steps=$MAX_STEPS patience=$PATIENCE threads=$THREADS"
 if [ "$REUSE" = 1 ] || [ "$REPORT_ONLY" = 1 ]; then
   if [ -f "$WORK/options" ] && [ "$(cat "$WORK/options")" != "$OPTIONS" ]; then
@@ -124,24 +197,46 @@ loadavg() { cut -d' ' -f1-3 /proc/loadavg; }
 
 if [ "$REPORT_ONLY" = 0 ]; then
 # 1. Data.
-"$RVNN" gen listops --count "$TRAIN_COUNT" --max-length "$MAX_LENGTH" \
-  --max-depth "$MAX_DEPTH" --seed "$DATA_SEED" --output "$WORK/train.tsv"
-"$RVNN" gen listops --count "$DEV_COUNT" --max-length "$MAX_LENGTH" \
-  --max-depth "$MAX_DEPTH" --seed $((DATA_SEED + 1000)) --output "$WORK/dev.tsv"
+if [ "$TASK" = logic ]; then
+  gen() { "$RVNN" gen logic "$@"; }
+  gen --count "$TRAIN_COUNT" --min-ops "$MIN_OPS" --max-ops "$MAX_OPS" \
+    --seed "$DATA_SEED" --output "$WORK/train.tsv"
+  gen --count "$DEV_COUNT" --min-ops "$MIN_OPS" --max-ops "$MAX_OPS" \
+    --seed $((DATA_SEED + 1000)) --output "$WORK/dev.tsv"
+  for k in $TEST_OPS; do
+    gen --count "$TEST_COUNT" --min-ops "$k" --max-ops "$k" \
+      --seed $((DATA_SEED + 2000 + k)) --output "$WORK/test-$k.tsv"
+  done
+else
+  gen() { "$RVNN" gen listops --max-length "$MAX_LENGTH" --max-depth "$MAX_DEPTH" "$@"; }
+  gen --count "$TRAIN_COUNT" --seed "$DATA_SEED" --output "$WORK/train.tsv"
+  gen --count "$DEV_COUNT" --seed $((DATA_SEED + 1000)) --output "$WORK/dev.tsv"
+fi
 
 # 2. Model and the logging-only config copy. The reference takes its dropout
 # rates from the config's hyperparameters; rvnn's are compiled into the
-# model: check that they agree.
+# model (its plan's dropout ops): check that the nonzero rates agree.
 "$RVNN" compile "$ROOT/models/$MODEL.mlir" -o "$WORK/model" >/dev/null
-"$PYTHON" - "$CONFIG" "$WORK" "$PATIENCE" "$EPOCHS" "$ROOT/models/$MODEL.mlir" \
-  "$ROOT/models/cells.mlir" <<'EOF'
-import json, re, sys
-config_path, work, patience, epochs, *mlirs = sys.argv[1:]
+"$PYTHON" - "$CONFIG" "$WORK" "$PATIENCE" "$EPOCHS" <<'EOF'
+import json, sys
+config_path, work, patience, epochs = sys.argv[1:]
 config = json.load(open(config_path))
-rates = {float(r) for path in mlirs
-         for r in re.findall(r"rvnn\.dropout .*rate = ([0-9.e+-]+)", open(path).read())}
+
+
+def dropout_rates(node):
+    if isinstance(node, dict):
+        if node.get("op") == "rvnn_exec.dropout":
+            yield float(node["attrs"]["rate"])
+        for value in node.values():
+            yield from dropout_rates(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from dropout_rates(value)
+
+
+rates = set(dropout_rates(json.load(open(f"{work}/model/plan.json")))) - {0.0}
 wanted = {float(config["hyperparameters"].get("dropout_" + k, 0.1))
-          for k in ("in", "cell", "out")}
+          for k in ("in", "cell", "out")} - {0.0}
 if rates != wanted:
     sys.exit(f"dropout rates in the model {sorted(rates)} differ from the "
              f"config's {sorted(wanted)}: the reference would train differently")
@@ -187,9 +282,15 @@ elif [ "$RECIPE_CHECK" = 1 ]; then
 fi
 
 # 4. The trainings, one after the other.
+test_files=() test_args=()
+if [ "$TASK" = logic ]; then
+  for k in $TEST_OPS; do test_files+=("$WORK/test-$k.tsv"); done
+  test_args=(--test "${test_files[@]}")
+fi
 for seed in $SEEDS; do
   if [ "$REUSE" = 1 ] && [ -f "$WORK/rvnn-$seed/results.json" ] &&
-     [ -f "$WORK/eager-$seed.json" ]; then
+     [ -f "$WORK/eager-$seed.json" ] &&
+     { [ "$TASK" != logic ] || [ -f "$WORK/rvnn-$seed-tests.txt" ]; }; then
     echo "seed $seed: reusing the earlier runs"
     continue
   fi
@@ -209,6 +310,14 @@ for seed in $SEEDS; do
   echo "$start $(now)" > "$WORK/rvnn-$seed.wall"
   loadavg >> "$WORK/rvnn-$seed.load"
   grep -E '^(stopped|trained)' "$WORK/rvnn-$seed.log" || true
+  # The test files with the best parameters, as the reference scores them.
+  if [ "$TASK" = logic ]; then
+    for file in "${test_files[@]}"; do
+      "$RVNN" eval --config "$WORK/config.json" --model "$WORK/model" \
+        --checkpoint "$WORK/rvnn-$seed/best.pt" --data "$file"
+    done > "$WORK/rvnn-$seed-tests.tmp"
+    mv "$WORK/rvnn-$seed-tests.tmp" "$WORK/rvnn-$seed-tests.txt"
+  fi
 
   echo "seed $seed: eager reference (load $(loadavg))"
   loadavg > "$WORK/eager-$seed.load"
@@ -217,10 +326,11 @@ for seed in $SEEDS; do
     --config "$WORK/config.json" --params "$WORK/init-$seed.json" \
     --train "$WORK/train.tsv" --dev "$WORK/dev.tsv" \
     --metrics "$WORK/eager-$seed.jsonl" --results "$WORK/eager-$seed.json" \
-    --epochs "$EPOCHS" "${steps_arg[@]}" --seed "$seed" > "$WORK/eager-$seed.log" 2>&1
+    --epochs "$EPOCHS" "${steps_arg[@]}" --seed "$seed" \
+    "${test_args[@]}" > "$WORK/eager-$seed.log" 2>&1
   echo "$start $(now)" > "$WORK/eager-$seed.wall"
   loadavg >> "$WORK/eager-$seed.load"
-  tail -n 1 "$WORK/eager-$seed.log"
+  grep '^trained' "$WORK/eager-$seed.log"
 done
 
 fi
@@ -231,7 +341,13 @@ SETTINGS="{\"model\": \"$MODEL\", \"train_count\": $TRAIN_COUNT,
   \"max_depth\": $MAX_DEPTH, \"data_seed\": $DATA_SEED,
   \"dev_data_seed\": $((DATA_SEED + 1000)), \"epochs\": $EPOCHS,
   \"max_steps\": $MAX_STEPS, \"patience_option\": \"$PATIENCE\",
-  \"threads\": $THREADS, \"work\": \"$WORK\"}"
+  \"threads\": $THREADS, \"work\": \"$WORK\""
+if [ "$TASK" = logic ]; then
+  SETTINGS+=", \"task\": \"logic\", \"min_ops\": $MIN_OPS, \"max_ops\": $MAX_OPS,
+  \"test_ops\": [$(echo $TEST_OPS | sed 's/ /, /g')], \"test_count\": $TEST_COUNT,
+  \"test_data_seeds\": \"data_seed + 2000 + operators\""
+fi
+SETTINGS+="}"
 "$PYTHON" - "$WORK" "$RESULTS" "$CONFIG" "$RECIPE_CHECK" "$SEEDS" "$SETTINGS" <<'EOF'
 import datetime, json, os, statistics, sys
 
@@ -395,6 +511,55 @@ for seed in seeds:
           f"{runs[-1]['curve_mean_difference_points']:+.2f}, mean |difference| "
           f"{runs[-1]['curve_mean_abs_difference_points']:.2f} points")
 
+# Logic: test accuracy per operator count, one row per seed and side.
+test_ops = settings.get("test_ops", [])
+
+
+def rvnn_test_accuracy(path, name):
+    """The "all" row of `rvnn-run eval`'s table for data file `name` (the
+    percentage has two decimals: back to the count of right answers)."""
+    for line in open(path):
+        fields = line.split()
+        if fields[:2] == [name, "all"]:
+            n = int(fields[2])
+            return round(float(fields[3]) / 100 * n) / n, n
+    sys.exit(f"{path}: no accuracy for {name}")
+
+
+if test_ops:
+    majority = {}
+    for k in test_ops:
+        with open(f"{work}/test-{k}.tsv") as f:
+            labels = [line.split("\t", 1)[0] for line in f if "\t" in line]
+        majority[str(k)] = max(labels.count(c) for c in set(labels)) / len(labels)
+    out["test_majority"] = majority
+    out["test_table"] = []
+    for run in runs:
+        for side in ("rvnn", "eager"):
+            accuracy, n = {}, {}
+            for k in test_ops:
+                name = f"test-{k}.tsv"
+                if side == "rvnn":
+                    accuracy[str(k)], n[str(k)] = rvnn_test_accuracy(
+                        f"{work}/rvnn-{run['seed']}-tests.txt", name)
+                    continue
+                test = run["eager"]["results_json"]["tests"][name]
+                # Each file holds one operator count, so its accuracy is
+                # that count's (as rvnn-run reports by operator count).
+                if list(test.get("by_operator_count", {})) != [str(k)]:
+                    sys.exit(f"{name}: operator counts "
+                             f"{list(test.get('by_operator_count', {}))}, "
+                             f"expected only {k}")
+                accuracy[str(k)], n[str(k)] = test["accuracy"], test["n"]
+            out["test_table"].append({
+                "model": settings["model"], "side": side, "seed": run["seed"],
+                "accuracy": accuracy, "n": n,
+                "mean_accuracy": statistics.fmean(accuracy.values()),
+                "best_dev_accuracy": run[side]["best_dev_accuracy"],
+                "steps": run[side]["steps"],
+                "step_ms_median": run[side]["step_ms_median"],
+                "majority": majority})
+
 rb = [x["rvnn"]["best_dev_accuracy"] for x in runs]
 eb_ = [x["eager"]["best_dev_accuracy"] for x in runs]
 summary = {
@@ -432,3 +597,6 @@ with open(results_path, "w") as f:
     f.write("\n")
 print(f"wrote {results_path}")
 EOF
+if [ "$TASK" = logic ]; then
+  "$PYTHON" "$ROOT/bench/logic_table.py" "$RESULTS"
+fi

@@ -49,15 +49,8 @@ import time
 
 import torch
 
-from listops_training import Lookahead, make_batch, read_listops
-from logic_data import make_pair_batch, read_logic
-
-# Per task: the reader, the batcher and a row's length in tokens.
-TASKS = {
-    "listops": (read_listops, make_batch, lambda ids: len(ids)),
-    "logic": (read_logic, make_pair_batch,
-              lambda sides: max(len(ids) for ids in sides)),
-}
+from listops_training import Lookahead
+from logic_data import TASKS
 
 
 def make_optimiser(params, training):

@@ -1,4 +1,5 @@
-"""Logical-inference pairs for the eager baseline (bench/eager_step.py).
+"""Logical-inference pairs for the eager baselines (bench/eager_step.py,
+bench/train_reference.py), and the per-task data table of both.
 
 `label<TAB>sentence1<TAB>sentence2` lines (model-specs §9), with the token
 and label ids rvnn's reader gives them (lib/Runtime/Data/LogicVocab.h and
@@ -9,9 +10,12 @@ import sys
 
 import torch
 
+from listops_training import make_batch, read_listops
+
 LOGIC_IDS = {name: 1 + i for i, name in enumerate("abcdef")}
 LOGIC_IDS.update({"and": 7, "or": 8, "not": 9})
 RELATIONS = "<>=^|#v"
+OPERATOR_IDS = {LOGIC_IDS["and"], LOGIC_IDS["or"], LOGIC_IDS["not"]}
 
 
 def read_logic(path):
@@ -54,3 +58,18 @@ def make_pair_batch(rows):
     tokens2, mask2 = pad([sides[1] for sides, _ in rows])
     labels = torch.tensor([label for _, label in rows], dtype=torch.int64)
     return [tokens1, mask1, tokens2, mask2], labels
+
+
+def operator_count(sides):
+    """A pair's operator count as rvnn-run reports it
+    (lib/Runtime/Report/OperatorCount.cpp): that of its larger formula."""
+    return max(sum(t in OPERATOR_IDS for t in ids) for ids in sides)
+
+
+# Per task: the reader, the batcher and a row's length in tokens (what
+# rvnn's length buckets sort by: for a pair, its longer sentence).
+TASKS = {
+    "listops": (read_listops, make_batch, lambda ids: len(ids)),
+    "logic": (read_logic, make_pair_batch,
+              lambda sides: max(len(ids) for ids in sides)),
+}

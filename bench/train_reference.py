@@ -5,14 +5,19 @@ way `rvnn-run train` trains the compiled model, for comparing the two.
 Same inputs as rvnn: the run configuration (models/<name>.json: batch size
 and the "training" block), the initial parameters from an `rvnn-run
 dump-grads --seed S` JSON (the weights `rvnn-run train --seed S` starts
-from), and the same ListOps TSV files. Float32 throughout.
+from), and the same data files: ListOps (`label<TAB>sequence`) or, for a
+"task": "logic" configuration, logical-inference pairs
+(`relation<TAB>formula<TAB>formula`, bench/logic_data.py). Float32
+throughout.
 
 The recipe, re-implemented here from include/rvnn/Runtime/Train/*.h and
 tools/rvnn-run/Train.cpp (not shared code):
   * batches: each epoch, shuffle the examples, cut them into chunks of
     5 x batch_size, sort each chunk by length (stable), split it into
     batches of batch_size, shuffle the batches (rvnn's
-    lengthBucketedBatches); padded on the right with a 0/1 mask;
+    lengthBucketedBatches; a pair's length is its longer sentence's);
+    padded on the right with a 0/1 mask (each sentence of a pair to the
+    longest of its side, as rvnn's pair batches);
   * step: zero the gradients, training-mode loss (dropout at the §8 places,
     rates from the configuration's hyperparameters dropout_in, dropout_cell,
     dropout_out; rvnn compiles its rates into the model), backward,
@@ -27,7 +32,10 @@ tools/rvnn-run/Train.cpp (not shared code):
     (`patience` evaluations without a strict improvement);
   * epochs / max_steps as rvnn: max_steps stops before the step that would
     exceed it, and a partial epoch is not evaluated;
-  * at the end the best evaluation's parameters are restored.
+  * at the end the best evaluation's parameters are restored; then each
+    --test file is scored like dev (`rvnn-run eval`: batches of batch_size
+    in file order), for logic also by operator count (a pair's count is its
+    larger formula's, as lib/Runtime/Report/OperatorCount.cpp counts).
 Batch order and dropout masks come from Python's and torch's generators
 (seeded with --seed), so they differ from rvnn's.
 
@@ -37,7 +45,9 @@ grad_norm, steps_per_s, elapsed_s} every log_every steps and evaluation
 records {"type": "eval", epoch, step, dev: {accuracy, n}, improved, best,
 bad_evals, lr, elapsed_s}. steps_per_s covers the time since the previous
 training record (an evaluation in between counts, as in rvnn); elapsed_s is
-seconds since training began. --results gets a summary JSON.
+seconds since training began. --results gets a summary JSON (with
+"tests": per --test file its accuracy, n, majority-class share and, for
+logic, accuracy and n by operator count).
 Runs with Debian's python3-torch (/usr/bin/python3).
 """
 import argparse
@@ -51,38 +61,61 @@ import time
 
 import torch
 
-from listops_training import Lookahead, make_batch, read_listops
+from listops_training import Lookahead
+from logic_data import TASKS, operator_count
 
 
-
-def bucketed_batches(rows, batch_size, rng, chunk_batches=5):
+def bucketed_batches(rows, batch_size, rng, make_batch, length,
+                     chunk_batches=5):
     order = list(range(len(rows)))
     rng.shuffle(order)
     chunk = batch_size * chunk_batches
     batches = []
     for start in range(0, len(order), chunk):
         # sorted() is stable: equal lengths keep the shuffled order.
-        part = sorted(order[start:start + chunk], key=lambda i: len(rows[i][0]))
+        part = sorted(order[start:start + chunk], key=lambda i: length(rows[i][0]))
         for begin in range(0, len(part), batch_size):
             batches.append([rows[i] for i in part[begin:begin + batch_size]])
     rng.shuffle(batches)
     return [make_batch(batch) for batch in batches]
 
 
-def ordered_batches(rows, batch_size):
+def ordered_batches(rows, batch_size, make_batch):
     return [make_batch(rows[start:start + batch_size])
             for start in range(0, len(rows), batch_size)]
 
 
-
 @torch.no_grad()
-def evaluate(reference, params, batches):
-    correct = total = 0
+def predict(reference, params, batches):
+    """Per example, in batch order: whether the prediction is right."""
+    right = []
     for inputs, labels in batches:
         predicted = reference.logits(params, inputs).argmax(-1)
-        correct += (predicted == labels).sum().item()
-        total += labels.numel()
-    return correct / total if total else float("nan")
+        right += (predicted == labels).tolist()
+    return right
+
+
+def evaluate(reference, params, batches):
+    right = predict(reference, params, batches)
+    return sum(right) / len(right) if right else float("nan")
+
+
+def score_test(reference, params, rows, batch_size, make_batch, task):
+    """A test file's accuracy, n, majority-class share and, for logic,
+    accuracy by operator count."""
+    right = predict(reference, params,
+                    ordered_batches(rows, batch_size, make_batch))
+    labels = [label for _, label in rows]
+    result = {"accuracy": sum(right) / len(right), "n": len(right),
+              "majority": max(labels.count(c) for c in set(labels)) / len(labels)}
+    if task == "logic":
+        by_count = {}
+        for (sides, _), ok in zip(rows, right):
+            by_count.setdefault(operator_count(sides), []).append(ok)
+        result["by_operator_count"] = {
+            str(count): {"accuracy": sum(oks) / len(oks), "n": len(oks)}
+            for count, oks in sorted(by_count.items())}
+    return result
 
 
 def main():
@@ -96,6 +129,8 @@ def main():
                         help="rvnn-run dump-grads JSON (initial parameters)")
     parser.add_argument("--train", required=True)
     parser.add_argument("--dev", required=True)
+    parser.add_argument("--test", nargs="+", default=[],
+                        help="files to score after training (best parameters)")
     parser.add_argument("--metrics", required=True, help="JSON-lines output")
     parser.add_argument("--results", help="summary JSON output")
     parser.add_argument("--seed", type=int, default=1,
@@ -113,8 +148,11 @@ def main():
 
     with open(args.config) as f:
         config = json.load(f)
-    if config.get("task") != "listops":
-        sys.exit("only ListOps run configurations are supported")
+    task = config.get("task", "listops")
+    if task not in TASKS:
+        sys.exit(f"{args.config}: task {task!r} is not supported "
+                 f"(expected one of {', '.join(TASKS)})")
+    read_rows, make_batch, row_length = TASKS[task]
     training = config["training"]
     if training.get("optimiser") != "radam_lookahead":
         sys.exit("only the radam_lookahead optimiser is implemented")
@@ -159,8 +197,8 @@ def main():
               for name, entry in dump["params"].items()}
     plist = [params[name] for name in names]
 
-    train_rows = read_listops(args.train)
-    dev_batches = ordered_batches(read_listops(args.dev), batch_size)
+    train_rows = read_rows(args.train)
+    dev_batches = ordered_batches(read_rows(args.dev), batch_size, make_batch)
 
     inner = torch.optim.RAdam(plist, lr=lr, betas=betas, eps=eps,
                               weight_decay=weight_decay)
@@ -193,7 +231,8 @@ def main():
             stop_reason = "max_steps"
             break
         batches = bucketed_batches(train_rows, batch_size,
-                                   random.Random(batch_rng_seed + epoch))
+                                   random.Random(batch_rng_seed + epoch),
+                                   make_batch, row_length)
         for inputs, labels in batches:
             if max_steps and step >= max_steps:
                 stop, stop_reason = True, "max_steps"
@@ -263,12 +302,20 @@ def main():
     final = evaluate(reference, params, dev_batches)
     print(f"trained {step} steps, {epoch} epochs (stopped: {stop_reason}); "
           f"dev accuracy {100 * final:.2f}%", file=sys.stderr)
+    tests = {}
+    for path in args.test:
+        tests[os.path.basename(path)] = score_test(
+            reference, params, read_rows(path), batch_size, make_batch, task)
+        print(f"{os.path.basename(path)}: accuracy "
+              f"{100 * tests[os.path.basename(path)]['accuracy']:.2f}%",
+              file=sys.stderr)
     if args.results:
         with open(args.results, "w") as f:
             json.dump({"steps": step, "epochs": epoch,
                        "stop_reason": stop_reason,
                        "best_dev_accuracy": best, "best_step": best_step,
                        "dev_accuracy": final, "wall_s": wall,
+                       "tests": tests,
                        "threads": torch.get_num_threads(),
                        "torch": torch.__version__}, f, indent=2)
             f.write("\n")
