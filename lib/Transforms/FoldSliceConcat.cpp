@@ -28,9 +28,8 @@ bool isWholeDim(OpFoldResult size, Value source, int64_t dim) {
   auto type = cast<RankedTensorType>(source.getType());
   if (!type.isDynamicDim(dim))
     return isConstantIntValue(size, type.getDimSize(dim));
-  auto query = dyn_cast_if_present<Value>(size)
-                   ? cast<Value>(size).getDefiningOp<tensor::DimOp>()
-                   : tensor::DimOp();
+  auto value = dyn_cast_if_present<Value>(size);
+  auto query = value ? value.getDefiningOp<tensor::DimOp>() : tensor::DimOp();
   return query && query.getSource() == source &&
          query.getConstantIndex() == dim;
 }
