@@ -359,6 +359,16 @@ std::optional<DimRef> sizeRootOfIndex(Value size) {
   return sizeRoot(query.getSource(), *dim);
 }
 
+/// The root of entry `dim` of `shape` when it is dynamic: its size is the
+/// matching operand of `sizes` (one per dynamic entry, in order).
+std::optional<DimRef> dynamicSizeRoot(ArrayRef<int64_t> shape,
+                                      OperandRange sizes, int64_t dim) {
+  if (!ShapedType::isDynamic(shape[dim]))
+    return std::nullopt;
+  return sizeRootOfIndex(
+      sizes[llvm::count_if(shape.take_front(dim), ShapedType::isDynamic)]);
+}
+
 DimRef sizeRoot(Value value, int64_t dim) {
   Operation *def = value.getDefiningOp();
   if (!def)
@@ -387,14 +397,9 @@ DimRef sizeRoot(Value value, int64_t dim) {
   if (auto reshape = dyn_cast<ReshapeOp>(def)) {
     // A dynamic dim's size is an operand (a collapse of children [N, 2, D]
     // into [N, 2D] reads N of the children).
-    ArrayRef<int64_t> shape = reshape.getType().getShape();
-    if (ShapedType::isDynamic(shape[dim])) {
-      int64_t operand =
-          llvm::count_if(shape.take_front(dim), ShapedType::isDynamic);
-      if (std::optional<DimRef> root =
-              sizeRootOfIndex(reshape.getSizes()[operand]))
-        return *root;
-    }
+    if (std::optional<DimRef> root = dynamicSizeRoot(
+            reshape.getType().getShape(), reshape.getSizes(), dim))
+      return *root;
   }
   if (auto slice = dyn_cast<SliceOp>(def)) {
     // The source dim behind result dim `dim`, and its dynamic size operand.
@@ -403,14 +408,9 @@ DimRef sizeRoot(Value value, int64_t dim) {
     for (int64_t kept = -1; kept < dim;)
       if (!llvm::is_contained(dropped, ++sourceDim))
         ++kept;
-    ArrayRef<int64_t> sizes = slice.getStaticSizes();
-    if (ShapedType::isDynamic(sizes[sourceDim])) {
-      int64_t operand =
-          llvm::count_if(sizes.take_front(sourceDim), ShapedType::isDynamic);
-      if (std::optional<DimRef> root =
-              sizeRootOfIndex(slice.getSizes()[operand]))
-        return *root;
-    }
+    if (std::optional<DimRef> root = dynamicSizeRoot(
+            slice.getStaticSizes(), slice.getSizes(), sourceDim))
+      return *root;
   }
   return {value, dim};
 }
@@ -424,9 +424,7 @@ bool coversDim(SliceOp slice, int64_t dim) {
     return false;
   if (!ShapedType::isDynamic(sizes[dim]))
     return sizes[dim] == sourceType.getDimSize(dim);
-  int64_t operand =
-      llvm::count_if(sizes.take_front(dim), ShapedType::isDynamic);
-  std::optional<DimRef> root = sizeRootOfIndex(slice.getSizes()[operand]);
+  std::optional<DimRef> root = dynamicSizeRoot(sizes, slice.getSizes(), dim);
   return root && *root == sizeRoot(slice.getSource(), dim);
 }
 
