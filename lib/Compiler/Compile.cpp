@@ -36,6 +36,9 @@ bool ::rvnn::compiler::compileModel(const CompileOptions &options) {
   DialectRegistry registry;
   ::rvnn::registerDialects(registry);
   MLIRContext context(registry);
+  // Errors name the model's file and line; printing the failing op (the
+  // whole module for export errors) would bury them.
+  context.printOpOnDiagnostic(false);
   llvm::SourceMgr sourceMgr;
   sourceMgr.AddNewSourceBuffer(std::move(*buffer), llvm::SMLoc());
   SourceMgrDiagnosticHandler diagnostics(sourceMgr, &context);

@@ -415,9 +415,15 @@ LogicalResult mlir::rvnn::writeCompiledModel(ModuleOp module,
   // Everything is written into a staging directory inside `directory` (one
   // file system, so the moves are renames) and moved in only when all of
   // it was written: a compile that fails leaves the previous model whole.
+  // createUniqueDirectory puts a relative prefix under the system's
+  // temporary directory, so the prefix is made absolute first.
+  llvm::SmallString<256> stagingPrefix(directory);
+  llvm::sys::path::append(stagingPrefix, ".compiling");
   llvm::SmallString<256> staging;
-  if (std::error_code error = llvm::sys::fs::createUniqueDirectory(
-          directory + "/.compiling", staging))
+  std::error_code error = llvm::sys::fs::make_absolute(stagingPrefix);
+  if (!error)
+    error = llvm::sys::fs::createUniqueDirectory(stagingPrefix, staging);
+  if (error)
     return module.emitError("cannot create a staging directory in '")
            << directory << "': " << error.message();
   SmallVector<std::string> written;
