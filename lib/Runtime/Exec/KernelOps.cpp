@@ -169,6 +169,26 @@ template <typename Apply> OpHandler dropoutLike(Apply apply) {
   };
 }
 
+/// dropout_mask's draws made again from the stream position its
+/// draw_position read: a copy of the stream there, so the stream itself
+/// does not move.
+void redrawDropoutMask(Executor &executor, const PlanOp &op, Frame &frame) {
+  using Redraw = exec::RedrawDropoutMaskOp;
+  ExecutionContext &ctx = executor.context();
+  const int64_t position = frame.integer(op, Redraw::operand::position);
+  if (position < 0)
+    throw PlanError(op.where() + ": draw position " + std::to_string(position) +
+                    " is negative");
+  ops::DrawStream stream{ctx.draws.seed, static_cast<uint64_t>(position)};
+  frame.setResult(op, 0,
+                  ops::dropoutMask(frame.tensor(op, Redraw::operand::input),
+                                   attrAs<double>(op, Redraw::attr::rate),
+                                   attrAs<bool>(op, Redraw::attr::rescale),
+                                   attrAs<std::vector<int64_t>>(
+                                       op, Redraw::attr::shared_dims),
+                                   ctx.training, &stream));
+}
+
 /// The adjoint of broadcasting: sum_to_size also sums the leading dims
 /// `input` has beyond `like`.
 torch::Tensor sumToLike(const Tensor &input, const Tensor &like) {
@@ -298,6 +318,7 @@ void registerKernelOps(OpRegistry &r) {
   r[exec::LayerNormOp::name] = layerNorm;
   r[exec::DropoutOp::name] = dropoutLike(ops::dropout);
   r[exec::DropoutMaskOp::name] = dropoutLike(ops::dropoutMask);
+  r[exec::RedrawDropoutMaskOp::name] = redrawDropoutMask;
   r[exec::SumToLikeOp::name] = tensors<2>(sumToLike);
   r[exec::GeluOp::name] = tensors<1>(ops::gelu);
   r[exec::SigmoidOp::name] = tensors<1>(ops::sigmoid);

@@ -115,12 +115,19 @@ void evalOption(Executor &executor, const PlanOp &op, Frame &frame) {
 
 } // namespace
 
+/// The draw stream's offset: an index, whose int64 holds the uint64 offset
+/// (offsets stay far below 2^63).
+void drawPosition(Executor &executor, const PlanOp &op, Frame &frame) {
+  frame.setResult(op, 0, static_cast<int64_t>(executor.context().draws.offset));
+}
+
 void registerScalarOps(OpRegistry &r) {
   r[exec::ConstantOp::name] = constant;
   r[exec::IndexArithOp::name] = indexArith;
   r[exec::DimOp::name] = dim;
   r[exec::ChunkDepthOp::name] = chunkDepth;
   r[exec::EvalOptionOp::name] = evalOption;
+  r[exec::DrawPositionOp::name] = drawPosition;
 }
 
 } // namespace rvnn::runtime

@@ -40,10 +40,9 @@ torch::Tensor dropoutMask(const torch::Tensor &x, double rate, bool rescale,
     maskShape[dim < 0 ? dim + rank : dim] = 1;
   }
   // Kept where u >= rate: probability 1 - rate.
-  torch::Tensor keep = uniforms(*draws, maskShape).ge(rate).to(x.options());
-  if (rescale)
-    keep.div_(1 - rate);
-  return keep.expand(x.sizes());
+  torch::Tensor keep =
+      keepMask(*draws, maskShape, rate, rescale, x.scalar_type());
+  return keep.to(x.device()).expand(x.sizes());
 }
 
 torch::Tensor dropout(const torch::Tensor &x, double rate, bool rescale,

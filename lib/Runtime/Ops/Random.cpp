@@ -3,6 +3,7 @@
 #include <mutex>
 
 #include <ATen/CPUGeneratorImpl.h>
+#include <ATen/Dispatch.h>
 #include <ATen/Parallel.h>
 #include <ATen/core/PhiloxRNGEngine.h>
 
@@ -28,11 +29,13 @@ DrawStream drawStreamFrom(torch::Generator &generator) {
   return {at::check_generator<at::CPUGeneratorImpl>(source)->random64(), 0};
 }
 
-torch::Tensor uniforms(DrawStream &stream, at::IntArrayRef shape) {
-  torch::Tensor result = torch::empty(shape, torch::kFloat);
-  const int64_t count = result.numel();
+namespace {
+
+/// Calls `take(i, u)` for the uniforms u of elements i = 0 .. count-1 drawn
+/// from `stream` (the mapping uniforms() documents) and advances the stream.
+template <typename Take>
+void drawUniforms(DrawStream &stream, int64_t count, const Take &take) {
   const int64_t blocks = (count + kWordsPerBlock - 1) / kWordsPerBlock;
-  float *out = result.data_ptr<float>();
   const uint64_t seed = stream.seed, subsequence = stream.offset;
   // Each chunk of blocks starts its own engine at its first block, so the
   // words do not depend on how the work is split.
@@ -44,10 +47,35 @@ torch::Tensor uniforms(DrawStream &stream, at::IntArrayRef shape) {
                           i < end * kWordsPerBlock; ++i) {
                        float u = wordToUniform(engine());
                        if (i < count)
-                         out[i] = u;
+                         take(i, u);
                      }
                    });
   stream.offset += static_cast<uint64_t>(blocks * kWordsPerBlock);
+}
+
+} // namespace
+
+torch::Tensor uniforms(DrawStream &stream, at::IntArrayRef shape) {
+  torch::Tensor result = torch::empty(shape, torch::kFloat);
+  float *out = result.data_ptr<float>();
+  drawUniforms(stream, result.numel(), [&](int64_t i, float u) { out[i] = u; });
+  return result;
+}
+
+torch::Tensor keepMask(DrawStream &stream, at::IntArrayRef shape, double rate,
+                       bool rescale, at::ScalarType dtype) {
+  torch::Tensor result = torch::empty(shape, torch::dtype(dtype));
+  // As ATen evaluates uniforms(...).ge(rate).to(dtype).div_(1 - rate): the
+  // comparison in float, the quotient in dtype.
+  const float threshold = static_cast<float>(rate);
+  AT_DISPATCH_FLOATING_TYPES(dtype, "keep_mask", [&] {
+    const scalar_t kept =
+        rescale ? scalar_t(1) / static_cast<scalar_t>(1 - rate) : scalar_t(1);
+    scalar_t *out = result.data_ptr<scalar_t>();
+    drawUniforms(stream, result.numel(), [&](int64_t i, float u) {
+      out[i] = u >= threshold ? kept : scalar_t(0);
+    });
+  });
   return result;
 }
 

@@ -73,10 +73,15 @@ rvnn_exec.func @loops(%h0: tensor<?x4xf32>, %halt: tensor<?xi1>,
 // The ops of compiler-derived backward programs.
 // CHECK-LABEL: rvnn_exec.func @step
 rvnn_exec.func @step(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // CHECK: %[[POS:.*]] = rvnn_exec.draw_position
+  %p = rvnn_exec.draw_position
   // CHECK: rvnn_exec.dropout_mask %{{.*}} {rate = 1.000000e-01 : f64} : tensor<?x4xf32>
   %m = rvnn_exec.dropout_mask %x {rate = 1.000000e-01 : f64} : tensor<?x4xf32>
+  // CHECK: rvnn_exec.redraw_dropout_mask %{{.*}} at %[[POS]] {rate = 1.000000e-01 : f64, shared_dims = array<i64: 0>} : tensor<?x4xf32>
+  %r = rvnn_exec.redraw_dropout_mask %x at %p {rate = 1.000000e-01 : f64, shared_dims = array<i64: 0>} : tensor<?x4xf32>
   %y = rvnn_exec.elementwise <mul> %x, %m : tensor<?x4xf32>
-  rvnn_exec.return %y : tensor<?x4xf32>
+  %z = rvnn_exec.elementwise <mul> %y, %r : tensor<?x4xf32>
+  rvnn_exec.return %z : tensor<?x4xf32>
 }
 rvnn_exec.func @step_fwd(%x: tensor<?x4xf32>) -> (tensor<?x4xf32>, tensor<?x4xf32>) {
   %m = rvnn_exec.dropout_mask %x {rate = 1.000000e-01 : f64} : tensor<?x4xf32>

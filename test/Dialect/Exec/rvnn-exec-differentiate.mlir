@@ -1,8 +1,10 @@
 // RUN: rvnn-opt %s -rvnn-exec-differentiate -split-input-file -verify-diagnostics | FileCheck %s
 
 // A recursion step: its state and the parameter get cotangents, the step
-// counter does not; dropout is split into its mask and a product, and the
-// square accumulates two cotangents.
+// counter does not; dropout is split into its mask and a product, the
+// backward draws the mask again from the forward's draw position (residuals:
+// the position and a shape witness, not the mask), and the square
+// accumulates two cotangents.
 rvnn_exec.param @w : tensor<4x4xf32> init <xavier_uniform>
 rvnn_exec.func @forward(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
   %w = rvnn_exec.param_get @w : tensor<4x4xf32>
@@ -26,15 +28,18 @@ rvnn_exec.func @forward(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
 // CHECK-LABEL: rvnn_exec.func @forward_body(
 // CHECK:         rvnn_exec.dropout
 // CHECK-LABEL: rvnn_exec.func @forward_body_fwd(
-// CHECK-SAME:      -> (tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>, tensor<?x4xf32>, tensor<4x4xf32>)
+// CHECK-SAME:      -> (tensor<?x4xf32>, tensor<?x4xf32>, index, tensor<?x4xf32>, tensor<?x4xf32>, tensor<4x4xf32>)
 // CHECK:         %[[Y:.*]] = rvnn_exec.gemm
+// CHECK-NEXT:    %[[POS:.*]] = rvnn_exec.draw_position
+// CHECK-NEXT:    %[[SHAPE:.*]] = rvnn_exec.shape_witness %[[Y]]
 // CHECK-NEXT:    %[[MASK:.*]] = rvnn_exec.dropout_mask %[[Y]] {rate = 1.000000e-01 : f64}
 // CHECK-NEXT:    %[[D:.*]] = rvnn_exec.elementwise <mul> %[[Y]], %[[MASK]]
 // CHECK-NEXT:    %[[P:.*]] = rvnn_exec.elementwise <mul> %[[D]], %[[D]]
-// CHECK-NEXT:    rvnn_exec.return %[[P]], %[[D]], %[[MASK]], %arg1, %arg2
+// CHECK-NEXT:    rvnn_exec.return %[[P]], %[[SHAPE]], %[[POS]], %[[D]], %arg1, %arg2
 // CHECK-LABEL: rvnn_exec.func @forward_body_bwd(
-// CHECK-SAME:      %[[RD:[^:]*]]: tensor<?x4xf32>, %[[RMASK:[^:]*]]: tensor<?x4xf32>, %[[RS:[^:]*]]: tensor<?x4xf32>, %[[RW:[^:]*]]: tensor<4x4xf32>, %[[CT:[^:]*]]: tensor<?x4xf32>)
+// CHECK-SAME:      %[[RSHAPE:[^:]*]]: tensor<?x4xf32>, %[[RPOS:[^:]*]]: index, %[[RD:[^:]*]]: tensor<?x4xf32>, %[[RS:[^:]*]]: tensor<?x4xf32>, %[[RW:[^:]*]]: tensor<4x4xf32>, %[[CT:[^:]*]]: tensor<?x4xf32>)
 // CHECK-SAME:      -> (tensor<?x4xf32>, tensor<4x4xf32>)
+// CHECK-NEXT:    %[[RMASK:.*]] = rvnn_exec.redraw_dropout_mask %[[RSHAPE]] at %[[RPOS]] {rate = 1.000000e-01 : f64}
 // CHECK-NEXT:    %[[A:.*]] = rvnn_exec.elementwise <mul> %[[CT]], %[[RD]]
 // CHECK-NEXT:    %[[B:.*]] = rvnn_exec.elementwise <mul> %[[CT]], %[[RD]]
 // CHECK-NEXT:    %[[SUM:.*]] = rvnn_exec.elementwise <add> %[[A]], %[[B]]

@@ -116,11 +116,14 @@ Tensor denseReference(const Tensor &x, const Tensor &w) {
 }
 
 /// @g(x, w) = dropout(gelu(x·wᵀ), 0.5); @g_fwd splits the dropout into a
-/// dropout_mask and a product and returns (y, x, w, h, m). @forward drops
-/// its input before the call and the call's result after it, so the call's
-/// draws start and end inside the pass.
+/// dropout_mask and a product and returns (y, x, w, h, the mask's draw
+/// position, a witness of its shape); @g_bwd draws the mask again from that
+/// position, as rvnn-exec-differentiate emits it. @forward drops its input
+/// before the call and the call's result after it, so the call's draws
+/// start and end inside the pass.
 Plan dropoutPlan(const std::string &name) {
   json x = f64({-1, 4}), w = f64({4, 4});
+  const json index = type("index", {}, false);
   json g = function(
       "g", {value(0, x), value(1, w)},
       {gemmOp({0, 1}, value(2, x)), op(exec::GeluOp::name, {2}, {value(3, x)}),
@@ -130,18 +133,24 @@ Plan dropoutPlan(const std::string &name) {
   json fwd = function(
       "g_fwd", {value(0, x), value(1, w)},
       {gemmOp({0, 1}, value(2, x)), op(exec::GeluOp::name, {2}, {value(3, x)}),
-       op(exec::DropoutMaskOp::name, {3}, {value(4, x)}, dropoutAttrs(0.5)),
-       elementwise("mul", {3, 4}, value(5, x)), returnOp({5, 0, 1, 2, 4})},
-      {x, x, w, x, x});
+       op(exec::DrawPositionOp::name, {}, {value(4, index)}),
+       op(exec::ShapeWitnessOp::name, {3}, {value(5, x)}),
+       op(exec::DropoutMaskOp::name, {3}, {value(6, x)}, dropoutAttrs(0.5)),
+       elementwise("mul", {3, 6}, value(7, x)), returnOp({7, 0, 1, 2, 4, 5})},
+      {x, x, w, x, index, x});
   json bwd = function(
       "g_bwd",
-      {value(0, x), value(1, w), value(2, x), value(3, x), value(4, x)},
-      {elementwise("mul", {4, 3}, value(5, x)),
-       vjpOp({2}, {5}, {0}, {value(6, x)},
-             op(exec::GeluOp::name, {6}, {value(7, x)}), {7}, {value(8, x)}),
-       vjpOp({0, 1}, {8}, {0, 1}, {value(9, x), value(10, w)},
-             gemmOp({9, 10}, value(11, x)), {11}, {value(12, x), value(13, w)}),
-       returnOp({12, 13})},
+      {value(0, x), value(1, w), value(2, x), value(3, index), value(4, x),
+       value(5, x)},
+      {op(exec::RedrawDropoutMaskOp::name, {4, 3}, {value(6, x)},
+          dropoutAttrs(0.5)),
+       elementwise("mul", {5, 6}, value(7, x)),
+       vjpOp({2}, {7}, {0}, {value(8, x)},
+             op(exec::GeluOp::name, {8}, {value(9, x)}), {9}, {value(10, x)}),
+       vjpOp({0, 1}, {10}, {0, 1}, {value(11, x), value(12, w)},
+             gemmOp({11, 12}, value(13, x)), {13},
+             {value(14, x), value(15, w)}),
+       returnOp({14, 15})},
       {x, w});
   json forward = function(
       "forward", {value(0, x), value(1, w)},
@@ -1207,6 +1216,36 @@ TEST(DropoutMask, MultipliesToTheDropoutOfTheSameDraws) {
                       {"f64", {8, 16}, true}, attrs);
   EXPECT_TRUE(torch::equal(ones, torch::ones_like(x)));
   EXPECT_EQ(context.draws.offset, afterMask);
+}
+
+// redraw_dropout_mask at the position draw_position read gives the mask
+// drawn there, element for element, and leaves the stream where it is.
+TEST(DropoutMask, RedrawAtItsPositionGivesTheSameMask) {
+  Tensor x = uniformDoubles({8, 16}, 1, 2, 36);
+  json attrs = {{"rate", 0.25},
+                {"rescale", true},
+                {"shared_dims", std::vector<int64_t>{1}}};
+  ExecutionContext context;
+  context.training = true;
+  context.draws = {7, 12};
+  Tensor first = runOp(context, exec::DropoutMaskOp::name, {x},
+                       {"f64", {8, 16}, true}, attrs);
+  const int64_t position = static_cast<int64_t>(context.draws.offset);
+  Tensor drawn = runOp(context, exec::DropoutMaskOp::name, {x},
+                       {"f64", {8, 16}, true}, attrs);
+  const uint64_t after = context.draws.offset;
+  Tensor witness = torch::zeros({}, torch::kDouble).expand({8, 16});
+  Tensor redrawn = runOp(context, exec::RedrawDropoutMaskOp::name,
+                         {witness, position}, {"f64", {8, 16}, true}, attrs);
+  EXPECT_TRUE(torch::equal(redrawn, drawn));
+  EXPECT_FALSE(torch::equal(redrawn, first))
+      << "another position, another mask";
+  EXPECT_EQ(context.draws.offset, after);
+  // At evaluation: ones, as dropout_mask.
+  context.training = false;
+  Tensor ones = runOp(context, exec::RedrawDropoutMaskOp::name,
+                      {witness, position}, {"f64", {8, 16}, true}, attrs);
+  EXPECT_TRUE(torch::equal(ones, torch::ones_like(x)));
 }
 
 // mode_select's cotangent lands on the operand the mode selects, by the

@@ -55,6 +55,27 @@ TEST(Random, SameSeedAndOffsetDrawTheSame) {
   EXPECT_FALSE(at::equal(first, ops::uniforms(reseeded, {3, 5})));
 }
 
+// The one-pass keep mask is the ATen composition it replaced, element for
+// element: uniforms, a float comparison, the quotient in the mask's dtype.
+TEST(Random, KeepMaskEqualsTheAtenComposition) {
+  for (at::ScalarType dtype : {at::kFloat, at::kDouble})
+    for (double rate : {0.1, 0.3, 0.25, 0.999})
+      for (bool rescale : {true, false}) {
+        ops::DrawStream fused{99, 4}, composed{99, 4};
+        torch::Tensor mask =
+            ops::keepMask(fused, {37, 1001}, rate, rescale, dtype);
+        torch::Tensor expected =
+            ops::uniforms(composed, {37, 1001}).ge(rate).to(dtype);
+        if (rescale)
+          expected.div_(1 - rate);
+        EXPECT_EQ(mask.scalar_type(), dtype);
+        EXPECT_TRUE(at::equal(mask, expected))
+            << c10::toString(dtype) << " rate " << rate << " rescale "
+            << rescale;
+        EXPECT_EQ(fused.offset, composed.offset);
+      }
+}
+
 TEST(Random, DrawStreamSeedsComeFromTheGenerator) {
   torch::Generator one = at::detail::createCPUGenerator(5);
   torch::Generator two = at::detail::createCPUGenerator(5);

@@ -287,6 +287,11 @@ struct DispatchOp {
   };
 };
 
+struct DrawPositionOp {
+  static constexpr std::string_view name = "rvnn_exec.draw_position";
+  static constexpr OpKind kind = OpKind::Scalar;
+};
+
 struct DropoutOp {
   static constexpr std::string_view name = "rvnn_exec.dropout";
   static constexpr OpKind kind = OpKind::Kernel;
@@ -557,6 +562,20 @@ struct RecurseOp {
   };
 };
 
+struct RedrawDropoutMaskOp {
+  static constexpr std::string_view name = "rvnn_exec.redraw_dropout_mask";
+  static constexpr OpKind kind = OpKind::Kernel;
+  struct operand {
+    static constexpr std::size_t input = 0;
+    static constexpr std::size_t position = 1;
+  };
+  struct attr {
+    static constexpr std::string_view rate = "rate";
+    static constexpr std::string_view rescale = "rescale";
+    static constexpr std::string_view shared_dims = "shared_dims";
+  };
+};
+
 struct ReluOp {
   static constexpr std::string_view name = "rvnn_exec.relu";
   static constexpr OpKind kind = OpKind::Kernel;
@@ -716,7 +735,7 @@ struct OpInfo {
 };
 
 // Every op, sorted by name.
-inline constexpr std::array<OpInfo, 59> kOps = {{
+inline constexpr std::array<OpInfo, 61> kOps = {{
     {ops::AllocOp::name, ops::AllocOp::kind},
     {ops::ArgMaxOp::name, ops::ArgMaxOp::kind},
     {ops::BalancedReduceOp::name, ops::BalancedReduceOp::kind},
@@ -739,6 +758,7 @@ inline constexpr std::array<OpInfo, 59> kOps = {{
     {ops::DiagonalScanOp::name, ops::DiagonalScanOp::kind},
     {ops::DimOp::name, ops::DimOp::kind},
     {ops::DispatchOp::name, ops::DispatchOp::kind},
+    {ops::DrawPositionOp::name, ops::DrawPositionOp::kind},
     {ops::DropoutOp::name, ops::DropoutOp::kind},
     {ops::DropoutMaskOp::name, ops::DropoutMaskOp::kind},
     {ops::ElementwiseOp::name, ops::ElementwiseOp::kind},
@@ -762,6 +782,7 @@ inline constexpr std::array<OpInfo, 59> kOps = {{
     {ops::ParamGetOp::name, ops::ParamGetOp::kind},
     {ops::PoolOp::name, ops::PoolOp::kind},
     {ops::RecurseOp::name, ops::RecurseOp::kind},
+    {ops::RedrawDropoutMaskOp::name, ops::RedrawDropoutMaskOp::kind},
     {ops::ReluOp::name, ops::ReluOp::kind},
     {ops::ReshapeOp::name, ops::ReshapeOp::kind},
     {ops::ReturnOp::name, ops::ReturnOp::kind},

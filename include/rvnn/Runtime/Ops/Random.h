@@ -38,6 +38,14 @@ DrawStream drawStreamFrom(torch::Generator &generator);
 /// float32 and never 0 or 1.
 torch::Tensor uniforms(DrawStream &stream, at::IntArrayRef shape);
 
+/// The kept-element multiplier of dropout at `rate` in one pass over the
+/// draws: 1/(1-rate) (1 without `rescale`) where uniforms(stream, shape) is
+/// at least `rate`, else 0; `dtype` f32 or f64, on the CPU. Equal, element
+/// for element, to uniforms(stream, shape).ge(rate).to(dtype) divided by
+/// 1 - rate, and advances the stream as uniforms() does.
+torch::Tensor keepMask(DrawStream &stream, at::IntArrayRef shape, double rate,
+                       bool rescale, at::ScalarType dtype);
+
 /// Gumbel(0, 1) noise -log(-log(u)) with u = uniforms(stream, shape),
 /// computed in `options`' dtype and placed on its device.
 torch::Tensor gumbelNoise(DrawStream &stream, at::IntArrayRef shape,

@@ -124,7 +124,8 @@ bool mlir::rvnn::exec::isDifferentiableType(Type type) {
 
 bool mlir::rvnn::exec::hasDifferentiableResults(Operation *op) {
   return !isa<ConstantOp, DimOp, IndexArithOp, CompareOp, ConvertOp, AllocOp,
-              ShapeWitnessOp, DropoutMaskOp, ArgMaxOp, OneHotOp>(op);
+              ShapeWitnessOp, DropoutMaskOp, DrawPositionOp,
+              RedrawDropoutMaskOp, ArgMaxOp, OneHotOp>(op);
 }
 
 bool mlir::rvnn::exec::passesCotangent(OpOperand &operand) {

@@ -280,6 +280,7 @@ private:
         parameters.insert(arg);
     sweep.passShapeWitnesses(parameters);
     rematerializeElementwise(backward);
+    redrawMasks(*bwdBlock);
     passResiduals(*bwdBlock, fwdReturn);
     return std::nullopt;
   }
@@ -317,6 +318,34 @@ private:
       dropout.replaceAllUsesWith(product);
       dropout.erase();
     });
+  }
+
+  /// A dropout mask the backward reads is drawn again there, from the
+  /// stream position where the forward drew it and a witness of its shape:
+  /// between the passes it costs an integer instead of a tensor the size of
+  /// the masked value (under the recompute policy the forward's own rerun
+  /// redraws it anyway).
+  void redrawMasks(Block &bwdBlock) {
+    llvm::SetVector<DropoutMaskOp> masks;
+    backward.walk([&](Operation *op) {
+      for (Value operand : op->getOperands())
+        if (auto mask = operand.getDefiningOp<DropoutMaskOp>())
+          if (!backward->isAncestor(mask))
+            masks.insert(mask);
+    });
+    OpBuilder redraws = OpBuilder::atBlockBegin(&bwdBlock);
+    for (DropoutMaskOp mask : masks) {
+      Location loc = mask.getLoc();
+      OpBuilder builder(mask);
+      Value position = builder.create<DrawPositionOp>(loc);
+      Value shape = builder.create<ShapeWitnessOp>(loc, mask.getInput());
+      Value redrawn = redraws.create<RedrawDropoutMaskOp>(
+          loc, mask.getType(), shape, mask.getRateAttr(), mask.getRescaleAttr(),
+          mask.getSharedDimsAttr(), position);
+      mask.getResult().replaceUsesWithIf(redrawn, [&](OpOperand &use) {
+        return backward->isProperAncestor(use.getOwner());
+      });
+    }
   }
 
   /// Turns the primal values the backward uses into residuals: results of

@@ -246,6 +246,25 @@ def Exec_DimOp : Exec_Op<"dim", "scalar", [Pure]> {
   let assemblyFormat = "$source `,` $index attr-dict `:` type($source)";
 }
 
+def Exec_DrawPositionOp : Exec_Op<"draw_position", "scalar", [
+    MemoryEffects<[MemRead<Rvnn_RandomGenerator>]>]> {
+  let summary = "where the stream of random draws stands";
+  let description = [{
+    The offset of the counter-based draw stream (Philox, keyed by the
+    forward pass's seed) at this point: a draw made next starts there.
+    `rvnn-exec-differentiate` keeps it, an integer, as the residual of a
+    dropout mask the backward reads, which `redraw_dropout_mask` then draws
+    again from this position.
+
+    Example:
+    ```mlir
+    %p = rvnn_exec.draw_position
+    ```
+  }];
+  let results = (outs Index:$result);
+  let assemblyFormat = "attr-dict";
+}
+
 // The outer chunked recursion's level count (a step bound).
 def Exec_ChunkDepthOp : Exec_MirrorOp<Rvnn_ChunkDepthOp, "scalar", [Pure]>;
 
@@ -541,6 +560,31 @@ def Exec_DropoutMaskOp
   let arguments = Rvnn_DropoutOp.arguments;
   let results = (outs Rvnn_FloatTensor:$result);
   let assemblyFormat = "$input attr-dict `:` type($result)";
+}
+
+def Exec_RedrawDropoutMaskOp
+    : Exec_Op<"redraw_dropout_mask", "kernel", [
+          MemoryEffects<[MemRead<Rvnn_RandomGenerator>]>,
+          AllTypesMatch<["input", "result"]>]> {
+  let summary = "a dropout mask drawn again from its stream position";
+  let description = [{
+    The mask that `rvnn_exec.dropout_mask` with the same `input` shape and
+    attributes drew at draw-stream position `position`
+    (`rvnn_exec.draw_position` just before it): the same values, element for
+    element, from the same seed; the stream does not move. Ones at
+    evaluation. The backward reads a mask this way instead of keeping it
+    from the forward: the mask costs an integer between the two passes, and
+    a second draw. Only `input`'s shape is read.
+
+    Example:
+    ```mlir
+    %m = rvnn_exec.redraw_dropout_mask %x at %p {rate = 1.000000e-01 : f64}
+        : tensor<?x4xf32>
+    ```
+  }];
+  let arguments = !con(Rvnn_DropoutOp.arguments, (ins Index:$position));
+  let results = (outs Rvnn_FloatTensor:$result);
+  let assemblyFormat = "$input `at` $position attr-dict `:` type($result)";
 }
 
 def Exec_ElementwiseOp : Exec_Op<"elementwise", "kernel", [

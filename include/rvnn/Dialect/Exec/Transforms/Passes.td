@@ -118,7 +118,10 @@ def RvnnExecDifferentiate
     - `@G_body_fwd` is `@G_body` with every `dropout` split into
       `dropout_mask` and a product (so the backward multiplies by the mask
       the forward drew), returning the body's results and then its
-      residuals: the primal values the backward reads;
+      residuals: the primal values the backward reads. A mask the backward
+      reads is not one of them: `@G_body_fwd` reads the draw stream's
+      position before it (`draw_position`) and a shape witness of it, and
+      `@G_body_bwd` draws it again there (`redraw_dropout_mask`);
     - `@G_body_bwd` takes the residuals, then one cotangent per result, and
       returns the cotangents of the inputs that have one (`grad_inputs`).
 
