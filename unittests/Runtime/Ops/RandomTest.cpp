@@ -43,6 +43,22 @@ TEST(Random, UniformsFollowTheDocumentedPhiloxMapping) {
   EXPECT_NEAR(u.mean().item<double>(), 0.5, 0.005);
 }
 
+// The AVX2 Philox (where this CPU has it) and the portable one draw the
+// same words, for offsets that fill the counter's upper words too.
+TEST(Random, PortableAndVectorisedPhiloxAgree) {
+  for (uint64_t offset : {0ull, 40ull, (1ull << 34) - 64}) {
+    ops::DrawStream vectorised{987654321, offset}, portable{987654321, offset};
+    torch::Tensor u = ops::uniforms(vectorised, {70001});
+    EXPECT_TRUE(at::equal(u, ops::detail::portableUniforms(portable, {70001})))
+        << "offset " << offset;
+    EXPECT_EQ(vectorised.offset, portable.offset);
+  }
+  std::vector<float> expected = serialUniforms(5, 3, 1000);
+  ops::DrawStream portable{5, 3};
+  EXPECT_TRUE(at::equal(ops::detail::portableUniforms(portable, {1000}),
+                        torch::tensor(expected)));
+}
+
 TEST(Random, SameSeedAndOffsetDrawTheSame) {
   ops::DrawStream a{7, 0}, b{7, 0};
   torch::Tensor first = ops::uniforms(a, {3, 5});
