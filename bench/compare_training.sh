@@ -59,6 +59,9 @@
 #   --patience N      early-stopping patience for both (default: the
 #                     config's); --patience 0 turns early stopping off (a
 #                     fixed budget of --epochs / --max-steps)
+#   --lr-patience N   the LR schedule's (ReduceLROnPlateau) patience for both
+#                     (default: the config's); a value above --epochs
+#                     leaves the learning rate constant (schedule off)
 #   --threads N       intra-op threads for both (OMP_NUM_THREADS) (default 1,
 #                     LibTorch's default on this machine)
 #   --work DIR        working directory (default: a new /tmp/rvnn-train-cmp.*)
@@ -91,6 +94,7 @@ SEEDS="1 2 3"
 EPOCHS=40
 MAX_STEPS=0
 PATIENCE=
+LR_PATIENCE=
 THREADS=1
 WORK=
 RESULTS=
@@ -116,6 +120,7 @@ while [ $# -gt 0 ]; do
     --epochs) EPOCHS=$2; shift 2 ;;
     --max-steps) MAX_STEPS=$2; shift 2 ;;
     --patience) PATIENCE=$2; shift 2 ;;
+    --lr-patience) LR_PATIENCE=$2; shift 2 ;;
     --threads) THREADS=$2; shift 2 ;;
     --work) WORK=$2; shift 2 ;;
     --results) RESULTS=$2; shift 2 ;;
@@ -184,6 +189,8 @@ else
 fi
 OPTIONS+=" data_seed=$DATA_SEED epochs=$EPOCHS"
 OPTIONS+=" max_steps=$MAX_STEPS patience=$PATIENCE threads=$THREADS"
+# (Only when given, so that work directories of earlier runs still match.)
+[ -z "$LR_PATIENCE" ] || OPTIONS+=" lr_patience=$LR_PATIENCE"
 if [ "$REUSE" = 1 ] || [ "$REPORT_ONLY" = 1 ]; then
   if [ -f "$WORK/options" ] && [ "$(cat "$WORK/options")" != "$OPTIONS" ]; then
     echo "$WORK was run with other options: $(cat "$WORK/options")" >&2
@@ -217,9 +224,9 @@ fi
 # rates from the config's hyperparameters; rvnn's are compiled into the
 # model (its plan's dropout ops): check that the nonzero rates agree.
 "$RVNN" compile "$ROOT/models/$MODEL.mlir" -o "$WORK/model" >/dev/null
-"$PYTHON" - "$CONFIG" "$WORK" "$PATIENCE" "$EPOCHS" <<'EOF'
+"$PYTHON" - "$CONFIG" "$WORK" "$PATIENCE" "$EPOCHS" "$LR_PATIENCE" <<'EOF'
 import json, sys
-config_path, work, patience, epochs = sys.argv[1:]
+config_path, work, patience, epochs, lr_patience = sys.argv[1:]
 config = json.load(open(config_path))
 
 
@@ -247,6 +254,8 @@ if patience == "0":
     config["training"]["patience"] = int(epochs) + 1
 elif patience:
     config["training"]["patience"] = int(patience)
+if lr_patience:
+    config["training"].setdefault("lr_schedule", {})["patience"] = int(lr_patience)
 json.dump(config, open(f"{work}/config.json", "w"), indent=2)
 # Recipe check: no dropout; the LR schedule's patience cut to 1 and early
 # stopping's to 15 so that, on this tiny run, the LR is halved many times
@@ -341,6 +350,7 @@ SETTINGS="{\"model\": \"$MODEL\", \"train_count\": $TRAIN_COUNT,
   \"max_depth\": $MAX_DEPTH, \"data_seed\": $DATA_SEED,
   \"dev_data_seed\": $((DATA_SEED + 1000)), \"epochs\": $EPOCHS,
   \"max_steps\": $MAX_STEPS, \"patience_option\": \"$PATIENCE\",
+  \"lr_patience_option\": \"$LR_PATIENCE\",
   \"threads\": $THREADS, \"work\": \"$WORK\""
 if [ "$TASK" = logic ]; then
   SETTINGS+=", \"task\": \"logic\", \"min_ops\": $MIN_OPS, \"max_ops\": $MAX_OPS,

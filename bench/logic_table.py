@@ -11,7 +11,9 @@ standard error (test-set sampling only: the binomial error of each file's
 accuracy on both sides; training noise, which a second seed would show,
 comes on top), and the majority-class share of each test file. --markdown
 prints the same as a Markdown table. --output writes the rows and every
-run's JSON into one file.
+run's JSON into one file; such a file is also an input (its runs count as
+given one by one), so that later runs can be added to an earlier table.
+Rows are grouped by model (in the order models first appear), then seed.
 """
 import argparse
 import datetime
@@ -48,11 +50,24 @@ def main():
     parser.add_argument("--output", help="JSON with all rows and runs")
     args = parser.parse_args()
 
-    runs = [json.load(open(path)) for path in args.results]
-    for path, run in zip(args.results, runs):
-        if "test_table" not in run:
-            sys.exit(f"{path}: no test_table (not a logic run)")
+    runs = []
+    for path in args.results:
+        data = json.load(open(path))
+        # An earlier --output of this script: its runs.
+        for run in data["runs"] if "table" in data and "runs" in data else [data]:
+            if "test_table" not in run:
+                sys.exit(f"{path}: no test_table (not a logic run)")
+            runs.append(run)
     rows = [row for run in runs for row in run["test_table"]]
+    seen = set()
+    for row in rows:
+        key = (row["model"], row["seed"], row["side"])
+        if key in seen:
+            sys.exit(f"{row['model']} seed {row['seed']} {row['side']}: "
+                     "given twice")
+        seen.add(key)
+    order = list(dict.fromkeys(row["model"] for row in rows))
+    rows.sort(key=lambda row: (order.index(row["model"]), row["seed"]))
     diffs = []
     for row in rows:
         if row["side"] == "eager":
