@@ -17,14 +17,17 @@
 #   2. compile models/<model>.mlir; write a copy of models/<model>.json with
 #      log_every 1 (per-step timings and losses) and --patience's
 #      early-stopping patience, if given; nothing else changes;
-#   3. recipe check (skip with --no-recipe-check): compile a dropout-free
-#      copy of the model and train both implementations on one 128-example
-#      batch per epoch (so batch order and dropout, the only random parts,
-#      drop out) for up to 40 epochs, with the LR schedule's patience cut to
-#      1 and early stopping's to 15 so that both act; the two runs must
-#      then agree step for step up to float32 rounding: checks that
-#      optimiser, Lookahead, clipping, weight decay, LR schedule, early
-#      stopping and evaluation are the same recipe;
+#   3. recipe check (skip with --no-recipe-check): compile a copy of the
+#      model without dropout and without Gumbel top-k noise (`gumbel =
+#      false`; the reference with --no-noise) and train both implementations
+#      on one 128-example batch per epoch (so batch order, dropout and
+#      noise, the random parts, drop out; RIR-EBT-GRC's beam alignment
+#      still draws, but only on sequences long enough to be chunked, 45+
+#      tokens at chunk 30) for up to 40 epochs, with the LR schedule's
+#      patience cut to 1 and early stopping's to 15 so that both act; the
+#      two runs must then agree step for step up to float32 rounding:
+#      checks that optimiser, Lookahead, clipping, weight decay, LR
+#      schedule, early stopping and evaluation are the same recipe;
 #   4. for each seed S: dump-grads --seed S (initial weights), rvnn-run
 #      train --seed S, then train_reference.py --seed S from those weights,
 #      one after the other (never concurrently); for logic, both then score
@@ -53,7 +56,8 @@
 #   --test-count N    logic: pairs per test file (default 1000)
 #   --data-seed N     data generation seed (dev uses N + 1000, the test
 #                     file of K operators N + 2000 + K) (default 1)
-#   --seeds "S ..."   initialisation/dropout/batch-order seeds (default "1 2 3")
+#   --seeds "S ..."   initialisation/dropout/batch-order seeds (default "1 2 3");
+#                     --seeds "" runs only the recipe check
 #   --epochs N        epochs at most, early stopping aside (default 40)
 #   --max-steps N     optimiser steps at most (default 0: no cap)
 #   --patience N      early-stopping patience for both (default: the
@@ -68,6 +72,10 @@
 #   --results FILE    JSON output (default
 #                     bench/results/training-compare-<date>.json)
 #   --no-recipe-check skip step 3
+#   --recipe-dev-count N  the recipe check evaluates on the first N dev
+#                     examples (default: all; it evaluates after each of its
+#                     up to 40 one-batch epochs, which dominates its time for
+#                     slow models)
 #   --reuse           with --work of an earlier run with the same options:
 #                     keep its recipe check and the seeds it finished (to
 #                     add seeds to a run)
@@ -99,6 +107,7 @@ THREADS=1
 WORK=
 RESULTS=
 RECIPE_CHECK=1
+RECIPE_DEV_COUNT=0
 REPORT_ONLY=0
 REUSE=0
 
@@ -125,6 +134,7 @@ while [ $# -gt 0 ]; do
     --work) WORK=$2; shift 2 ;;
     --results) RESULTS=$2; shift 2 ;;
     --no-recipe-check) RECIPE_CHECK=0; shift ;;
+    --recipe-dev-count) RECIPE_DEV_COUNT=$2; shift 2 ;;
     --report-only) REPORT_ONLY=1; shift ;;
     --reuse) REUSE=1; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -273,20 +283,26 @@ if [ "$RECIPE_CHECK" = 1 ] && [ "$REUSE" = 1 ] && [ -f "$WORK/nodrop/eager.jsonl
 elif [ "$RECIPE_CHECK" = 1 ]; then
   mkdir -p "$WORK/nodrop"
   for f in "$MODEL.mlir" cells.mlir; do
-    sed 's/\(rvnn\.dropout .*rate = \)[0-9.e+-]*/\10.000000e+00/' \
+    sed -e 's/\(rvnn\.dropout .*rate = \)[0-9.e+-]*/\10.000000e+00/' \
+        -e 's/gumbel = true/gumbel = false/g' \
       "$ROOT/models/$f" > "$WORK/nodrop/$f"
   done
   "$RVNN" compile "$WORK/nodrop/$MODEL.mlir" -o "$WORK/nodrop/model" >/dev/null
   head -n 128 "$WORK/train.tsv" > "$WORK/nodrop/train-128.tsv"
+  recipe_dev=$WORK/dev.tsv
+  if [ "$RECIPE_DEV_COUNT" != 0 ]; then
+    recipe_dev=$WORK/nodrop/dev-$RECIPE_DEV_COUNT.tsv
+    head -n "$RECIPE_DEV_COUNT" "$WORK/dev.tsv" > "$recipe_dev"
+  fi
   "$RVNN" dump-grads --config "$WORK/config-nodrop.json" --model "$WORK/nodrop/model" \
     --data "$WORK/nodrop/train-128.tsv" --rows 1 --seed 1 --output "$WORK/nodrop/init.json"
   "$RVNN" train --config "$WORK/config-nodrop.json" --model "$WORK/nodrop/model" \
-    --train "$WORK/nodrop/train-128.tsv" --dev "$WORK/dev.tsv" --out "$WORK/nodrop/rvnn" \
+    --train "$WORK/nodrop/train-128.tsv" --dev "$recipe_dev" --out "$WORK/nodrop/rvnn" \
     --epochs 40 --seed 1 --overwrite > "$WORK/nodrop/rvnn.log" 2>&1
   "$PYTHON" "$ROOT/bench/train_reference.py" --model "$MODEL" \
     --config "$WORK/config-nodrop.json" --params "$WORK/nodrop/init.json" \
-    --train "$WORK/nodrop/train-128.tsv" --dev "$WORK/dev.tsv" \
-    --metrics "$WORK/nodrop/eager.jsonl" --epochs 40 --seed 1 \
+    --train "$WORK/nodrop/train-128.tsv" --dev "$recipe_dev" \
+    --metrics "$WORK/nodrop/eager.jsonl" --epochs 40 --seed 1 --no-noise \
     > "$WORK/nodrop/eager.log" 2>&1
 fi
 
@@ -351,7 +367,8 @@ SETTINGS="{\"model\": \"$MODEL\", \"train_count\": $TRAIN_COUNT,
   \"dev_data_seed\": $((DATA_SEED + 1000)), \"epochs\": $EPOCHS,
   \"max_steps\": $MAX_STEPS, \"patience_option\": \"$PATIENCE\",
   \"lr_patience_option\": \"$LR_PATIENCE\",
-  \"threads\": $THREADS, \"work\": \"$WORK\""
+  \"threads\": $THREADS, \"recipe_dev_count\": $RECIPE_DEV_COUNT,
+  \"work\": \"$WORK\""
 if [ "$TASK" = logic ]; then
   SETTINGS+=", \"task\": \"logic\", \"min_ops\": $MIN_OPS, \"max_ops\": $MAX_OPS,
   \"test_ops\": [$(echo $TEST_OPS | sed 's/ /, /g')], \"test_count\": $TEST_COUNT,
@@ -462,7 +479,7 @@ if recipe_check == "1":
         "lrs": [[x["lr"], y["lr"]] for x, y in zip(ta, tb)],
     }
     out["recipe_check"] = check
-    print(f"\nrecipe check (no dropout, one 128-example batch per epoch, "
+    print(f"\nrecipe check (no dropout, no Gumbel noise, one 128-example batch per epoch, "
           f"{len(ta)} / {len(tb)} steps): loss max relative difference "
           f"{check['max_rel_loss_diff']:.2e} (first 10 steps "
           f"{check['max_rel_loss_diff_first_10']:.2e}), lr schedule "
@@ -570,6 +587,13 @@ if test_ops:
                 "step_ms_median": run[side]["step_ms_median"],
                 "majority": majority})
 
+out["runs"] = runs
+if not runs:  # --seeds "": the recipe check only
+    with open(results_path, "w") as f:
+        json.dump(out, f, indent=1)
+        f.write("\n")
+    print(f"wrote {results_path}")
+    sys.exit(0)
 rb = [x["rvnn"]["best_dev_accuracy"] for x in runs]
 eb_ = [x["eager"]["best_dev_accuracy"] for x in runs]
 summary = {
@@ -607,6 +631,6 @@ with open(results_path, "w") as f:
     f.write("\n")
 print(f"wrote {results_path}")
 EOF
-if [ "$TASK" = logic ]; then
+if [ "$TASK" = logic ] && [ -n "${SEEDS// }" ]; then
   "$PYTHON" "$ROOT/bench/logic_table.py" "$RESULTS"
 fi

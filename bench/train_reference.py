@@ -36,8 +36,12 @@ tools/rvnn-run/Train.cpp (not shared code):
     --test file is scored like dev (`rvnn-run eval`: batches of batch_size
     in file order), for logic also by operator count (a pair's count is its
     larger formula's, as lib/Runtime/Report/OperatorCount.cpp counts).
-Batch order and dropout masks come from Python's and torch's generators
-(seeded with --seed), so they differ from rvnn's.
+Batch order, dropout masks and the training-mode draws of models that draw
+(BT-GRC's and RIR-EBT-GRC's Gumbel top-k noise, RIR-EBT-GRC's beam
+alignment) come from Python's and torch's generators (seeded with --seed),
+so they differ from rvnn's. --no-noise turns the Gumbel top-k noise off
+(the reference's loss(noise=False)), for a model compiled with
+`gumbel = false` (compare_training.sh's recipe check).
 
 Writes --metrics, JSON lines like rvnn's metrics.jsonl: training records
 {"type": "train", epoch, step, loss (mean since the last record), lr,
@@ -52,6 +56,7 @@ Runs with Debian's python3-torch (/usr/bin/python3).
 """
 import argparse
 import importlib
+import inspect
 import json
 import math
 import os
@@ -142,6 +147,9 @@ def main():
     parser.add_argument("--log-every", type=int, default=-1,
                         help="steps between training records (-1: config's "
                              "log_every, else rvnn's default 50)")
+    parser.add_argument("--no-noise", action="store_true",
+                        help="no Gumbel noise in the training-mode top-ks "
+                             "(references whose loss takes noise=)")
     parser.add_argument("--threads", type=int, default=0,
                         help="torch.set_num_threads (0: torch's default)")
     args = parser.parse_args()
@@ -188,6 +196,9 @@ def main():
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                     "reference"))
     reference = importlib.import_module(args.model)
+    mode = {"training": True, "dropout": dropout}
+    if args.no_noise and "noise" in inspect.signature(reference.loss).parameters:
+        mode["noise"] = False
 
     with open(args.params) as f:
         dump = json.load(f)
@@ -224,7 +235,8 @@ def main():
     start = log_start = time.perf_counter()
     stop = False
     print(f"eager {args.model}: {len(train_rows)} training examples, "
-          f"{torch.get_num_threads()} thread(s), dropout {dropout}",
+          f"{torch.get_num_threads()} thread(s), dropout {dropout}"
+          f"{', no Gumbel noise' if mode.get('noise') is False else ''}",
           file=sys.stderr)
     while not stop and epoch < epochs:
         if max_steps and step >= max_steps:
@@ -239,8 +251,7 @@ def main():
                 break
             for p in plist:
                 p.grad = None
-            loss = reference.loss(params, inputs, labels, training=True,
-                                  dropout=dropout)
+            loss = reference.loss(params, inputs, labels, **mode)
             value = loss.item()
             if not math.isfinite(value):
                 sys.exit(f"training loss is {value} at epoch {epoch + 1}, "

@@ -137,5 +137,6 @@ def logits(params, inputs, training=False, dropout=None, prune=truncate,
     return head(params, root, training, dropout)
 
 
-def loss(params, inputs, labels, training=False, dropout=None):
-    return F.cross_entropy(logits(params, inputs, training, dropout), labels)
+def loss(params, inputs, labels, training=False, dropout=None, noise=True):
+    return F.cross_entropy(logits(params, inputs, training, dropout,
+                                  noise=noise), labels)

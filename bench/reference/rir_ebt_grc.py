@@ -23,17 +23,26 @@ so that a dump's loss can be recomputed: with the forward pass's stream seed
 (`draw_seed`, from `rvnn-run dump-grads`), level l's draws take Gumbel(0, 1)
 noise u -> -log(-log(u)) (float32) from one block [N·S1, B-1, B] of Philox
 uniforms, row n·S1 + c for chunk c of sample n, and draw j of a row is
-argmax_b(log p_b + noise[j, b]). Evaluation mode only (no dropout, no Gumbel
-top-k noise), so those are the pass's only draws. Processes one sample at a
-time, the chunks of a sample as the rows of one beam search.
+argmax_b(log p_b + noise[j, b]). In evaluation mode (the default: no
+dropout, no Gumbel top-k noise) those are the pass's only draws. One beam
+search per level over the chunk rows of all samples (row n·S1 + c).
+
+Training mode (`training=True`, as train_reference.py trains it): dropout
+at §8's places at the rates in `dropout` (keys "in", "cell", "out"; default
+bbt_grc.DROPOUT: after embedding·mask, on the GRC cell's GELU output, the
+head's two), Gumbel(0, 1) noise on both top-ks of the inner EBT-GRC (unless
+`noise=False`), and the RIR forward with beam alignment; all of it, the
+alignment's Gumbel-max draws included, from torch's default generator
+(rvnn draws its own, so `draw_seed` is ignored). logits() at evaluation
+does the non-RIR inference, rvnn-run's default (rir_inference=0).
 """
 import torch
 import torch.nn.functional as F
 
 # Leaves and head (§1, §7) are BBT-GRC's; the inner beam search, the masked
 # softmax and the marginalisation EBT-GRC's.
-from bbt_grc import head, leaves
-from ebt_grc import beam_search, marginalise, masked_softmax
+from bbt_grc import _rate as rate, head, leaves
+from ebt_grc import beam_search, gumbel, marginalise, masked_softmax
 
 BEAM = 7
 CHUNK = 30
@@ -85,8 +94,16 @@ class Draws:
         return -(-u.log()).log()
 
 
+class TorchDraws:
+    """Training mode's alignment noise: Gumbel(0, 1) from torch's default
+    generator (not rvnn's stream: training draws differ anyway)."""
+
+    def gumbel(self, shape):
+        return gumbel(torch.zeros(shape))
+
+
 def align(roots, accu, beam_mask, noise, mode):
-    """Beam alignment of one sample's chunk rows: roots [C, B, D], accu and
+    """Beam alignment of chunk rows: roots [C, B, D], accu and
     beam_mask [C, B], noise [C, B-1, B]. Beam 0 stays; draw j is the Gumbel-max
     of the masked softmax. The gathers are one-hot matmuls, so gradients reach
     the drawn beams' values."""
@@ -101,12 +118,19 @@ def align(roots, accu, beam_mask, noise, mode):
 
 
 def encode(p, tokens, mask, draws, chunk=CHUNK, rir=True, align_mode="sample",
-           leaf_states=leaves):
+           leaf_states=leaves, training=False, dropout=None, noise=True):
     """The marginalised roots [N, D]; `leaf_states(p, tokens, mask)` gives
     the leaves [N, S, D] (BBT-GRC's; rir_ebt_grc_s4d.py passes the S4D
-    pre-chunk layer's)."""
-    h = leaf_states(p, tokens, mask).unsqueeze(1)                 # [N, 1, S, D]
-    N, _, S, _ = h.shape
+    pre-chunk layer's; in training mode it also gets training and
+    dropout)."""
+    if training:
+        h = leaf_states(p, tokens, mask, True, dropout)
+    else:
+        h = leaf_states(p, tokens, mask)
+    noise = noise and training
+    rate_cell = rate(dropout, "cell", training)
+    h = h.unsqueeze(1)                                           # [N, 1, S, D]
+    N, _, S, D = h.shape
     accu = torch.zeros(N, 1, S, dtype=h.dtype)
     beam_mask = torch.ones(N, 1, S, dtype=h.dtype)
     if not rir:
@@ -121,34 +145,46 @@ def encode(p, tokens, mask, draws, chunk=CHUNK, rir=True, align_mode="sample",
         else:
             size = length
         count = h.size(2) // size
-        noise = None
+        B = h.size(1)
+        drawn = None
         if count > 1:
-            noise = draws.gumbel([N * count, BEAM - 1, BEAM])
-        items, item_accu, item_mask, masks = [], [], [], []
-        for n in range(N):
-            starts = range(0, h.size(2), size)
-            rows = torch.stack([h[n, :, s:s + size] for s in starts])
-            rows_accu = torch.stack([accu[n, :, s:s + size].sum(-1)
-                                     for s in starts])
-            rows_mask = torch.stack([beam_mask[n, :, s] for s in starts])
-            tokens_mask = torch.stack([mask[n, s:s + size] for s in starts])
-            roots, r_accu, r_mask = beam_search(p, rows, rows_accu, rows_mask,
-                                                tokens_mask, BEAM)
-            if count > 1 and roots.size(1) >= 2:
-                roots, r_accu, r_mask = align(
-                    roots, r_accu, r_mask,
-                    noise[n * count:(n + 1) * count], align_mode)
-            items.append(roots.transpose(0, 1))                  # [B, C, D]
-            item_accu.append(r_accu.t())
-            item_mask.append(r_mask.t())
-            masks.append(tokens_mask[:, 0])
-        h, accu = torch.stack(items), torch.stack(item_accu)
-        beam_mask, mask = torch.stack(item_mask), torch.stack(masks)
+            drawn = draws.gumbel([N * count, BEAM - 1, BEAM])
+        # Row n·count + c is chunk c of sample n: its beams' elements, their
+        # score (the sum of the elements') and mask (the first element's).
+        rows = (h.reshape(N, B, count, size, D).transpose(1, 2)
+                .reshape(N * count, B, size, D))
+        rows_accu = (accu.reshape(N, B, count, size).sum(-1).transpose(1, 2)
+                     .reshape(N * count, B))
+        rows_mask = (beam_mask.reshape(N, B, count, size)[..., 0]
+                     .transpose(1, 2).reshape(N * count, B))
+        tokens_mask = mask.reshape(N * count, size)
+        roots, r_accu, r_mask = beam_search(p, rows, rows_accu, rows_mask,
+                                            tokens_mask, BEAM, noise,
+                                            rate_cell)
+        if count > 1 and roots.size(1) >= 2:
+            roots, r_accu, r_mask = align(roots, r_accu, r_mask, drawn,
+                                          align_mode)
+        B = roots.size(1)
+        h = roots.reshape(N, count, B, D).transpose(1, 2)          # [N, B, C, D]
+        accu = r_accu.reshape(N, count, B).transpose(1, 2)
+        beam_mask = r_mask.reshape(N, count, B).transpose(1, 2)
+        mask = tokens_mask[:, 0].reshape(N, count)
     return marginalise(h[:, :, 0], accu[:, :, 0], beam_mask[:, :, 0])
 
 
-def loss(params, inputs, labels, draw_seed=0, chunk=CHUNK, rir=True,
-         align="sample"):
+def logits(params, inputs, training=False, dropout=None, draw_seed=0,
+           chunk=CHUNK, rir=None, align="sample", noise=True):
+    """Class scores; `rir=None` is rvnn's default: the RIR forward in
+    training, the non-RIR inference at evaluation."""
     tokens, mask = inputs
-    root = encode(params, tokens, mask, Draws(draw_seed), chunk, rir, align)
-    return F.cross_entropy(head(params, root), labels)
+    rir = training if rir is None else rir
+    draws = TorchDraws() if training else Draws(draw_seed)
+    root = encode(params, tokens, mask, draws, chunk, rir, align,
+                  training=training, dropout=dropout, noise=noise)
+    return head(params, root, training, dropout)
+
+
+def loss(params, inputs, labels, draw_seed=0, chunk=CHUNK, rir=True,
+         align="sample", training=False, dropout=None, noise=True):
+    return F.cross_entropy(logits(params, inputs, training, dropout,
+                                  draw_seed, chunk, rir, align, noise), labels)
