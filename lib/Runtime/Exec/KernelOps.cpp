@@ -154,18 +154,26 @@ void layerNorm(Executor &, const PlanOp &op, Frame &frame) {
                      attrAs<double>(op, exec::LayerNormOp::attr::epsilon)));
 }
 
-/// dropout and dropout_mask share their attributes (the ODS of rvnn.dropout)
-/// and draw identically: dropout is `x * dropout_mask(x)`.
+/// `apply` (ops::dropout or ops::dropoutMask) of the op's input with its
+/// dropout attributes, drawing from `draws`: dropout, dropout_mask and
+/// redraw_dropout_mask share input and attributes (the ODS of rvnn.dropout)
+/// and draw identically (dropout is `x * dropout_mask(x)`).
+template <typename Apply>
+Tensor applyDropout(Apply apply, const PlanOp &op, const Frame &frame,
+                    bool training, ops::DrawStream *draws) {
+  using Dropout = exec::DropoutOp;
+  return apply(frame.tensor(op, Dropout::operand::input),
+               attrAs<double>(op, Dropout::attr::rate),
+               attrAs<bool>(op, Dropout::attr::rescale),
+               attrAs<std::vector<int64_t>>(op, Dropout::attr::shared_dims),
+               training, draws);
+}
+
 template <typename Apply> OpHandler dropoutLike(Apply apply) {
   return [apply](Executor &executor, const PlanOp &op, Frame &frame) {
-    using Dropout = exec::DropoutOp;
     ExecutionContext &ctx = executor.context();
-    frame.setResult(
-        op, 0,
-        apply(frame.tensor(op, 0), attrAs<double>(op, Dropout::attr::rate),
-              attrAs<bool>(op, Dropout::attr::rescale),
-              attrAs<std::vector<int64_t>>(op, Dropout::attr::shared_dims),
-              ctx.training, &ctx.draws));
+    frame.setResult(op, 0,
+                    applyDropout(apply, op, frame, ctx.training, &ctx.draws));
   };
 }
 
@@ -173,20 +181,15 @@ template <typename Apply> OpHandler dropoutLike(Apply apply) {
 /// draw_position read: a copy of the stream there, so the stream itself
 /// does not move.
 void redrawDropoutMask(Executor &executor, const PlanOp &op, Frame &frame) {
-  using Redraw = exec::RedrawDropoutMaskOp;
   ExecutionContext &ctx = executor.context();
-  const int64_t position = frame.integer(op, Redraw::operand::position);
+  const int64_t position =
+      frame.integer(op, exec::RedrawDropoutMaskOp::operand::position);
   if (position < 0)
     throw PlanError(op.where() + ": draw position " + std::to_string(position) +
                     " is negative");
   ops::DrawStream stream{ctx.draws.seed, static_cast<uint64_t>(position)};
-  frame.setResult(op, 0,
-                  ops::dropoutMask(frame.tensor(op, Redraw::operand::input),
-                                   attrAs<double>(op, Redraw::attr::rate),
-                                   attrAs<bool>(op, Redraw::attr::rescale),
-                                   attrAs<std::vector<int64_t>>(
-                                       op, Redraw::attr::shared_dims),
-                                   ctx.training, &stream));
+  frame.setResult(
+      op, 0, applyDropout(ops::dropoutMask, op, frame, ctx.training, &stream));
 }
 
 /// The adjoint of broadcasting: sum_to_size also sums the leading dims

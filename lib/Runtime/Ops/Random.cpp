@@ -179,21 +179,24 @@ void drawUniforms(DrawStream &stream, int64_t count, const Take &take,
 
 } // namespace
 
-torch::Tensor uniforms(DrawStream &stream, at::IntArrayRef shape) {
+namespace {
+torch::Tensor uniformsWith(DrawStream &stream, at::IntArrayRef shape,
+                           bool avx2) {
   torch::Tensor result = torch::empty(shape, torch::kFloat);
   float *out = result.data_ptr<float>();
-  drawUniforms(stream, result.numel(), [&](int64_t i, float u) { out[i] = u; });
+  drawUniforms(
+      stream, result.numel(), [&](int64_t i, float u) { out[i] = u; }, avx2);
   return result;
+}
+} // namespace
+
+torch::Tensor uniforms(DrawStream &stream, at::IntArrayRef shape) {
+  return uniformsWith(stream, shape, cpuHasAvx2());
 }
 
 torch::Tensor detail::portableUniforms(DrawStream &stream,
                                        at::IntArrayRef shape) {
-  torch::Tensor result = torch::empty(shape, torch::kFloat);
-  float *out = result.data_ptr<float>();
-  drawUniforms(
-      stream, result.numel(), [&](int64_t i, float u) { out[i] = u; },
-      /*avx2=*/false);
-  return result;
+  return uniformsWith(stream, shape, /*avx2=*/false);
 }
 
 torch::Tensor keepMask(DrawStream &stream, at::IntArrayRef shape, double rate,
