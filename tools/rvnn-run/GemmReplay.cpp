@@ -9,6 +9,8 @@
 
 #include "GemmReplay.h"
 
+#include "rvnn/Runtime/Ops/FewRowProduct.h"
+
 #include <algorithm>
 #include <chrono>
 #include <map>
@@ -21,22 +23,28 @@ namespace rvnn::cli {
 
 namespace {
 
+using runtime::ops::kFewRowProductEvent;
+
 /// The recorder of this thread, if any: RecordFunction takes plain function
 /// pointers, so the callback finds its sink here.
 thread_local GemmRecorder *activeRecorder = nullptr;
 
-/// ATen's GEMM-backed functions by the name RecordFunction reports, with
-/// the number of tensor operands the functional form takes.
+/// ATen's GEMM-backed functions by the name RecordFunction reports, and the
+/// runtime's few-row products, with the number of tensor operands the
+/// functional form takes.
 const std::map<std::string, size_t> &gemmFunctions() {
   static const std::map<std::string, size_t> functions = {
-      {"mm", 2},    {"bmm", 2},     {"mv", 2},   {"dot", 2},
-      {"addmm", 3}, {"baddbmm", 3}, {"addmv", 3}};
+      {"mm", 2},    {"bmm", 2},     {"mv", 2},    {"dot", 2},
+      {"addmm", 3}, {"baddbmm", 3}, {"addmv", 3}, {kFewRowProductEvent, 2}};
   return functions;
 }
 
-/// "aten::addmm_" -> "addmm"; empty for any other function.
+/// "aten::addmm_" -> "addmm", the few-row event as it is; empty for any
+/// other function.
 std::string gemmFunction(const char *recordedName) {
   std::string name(recordedName);
+  if (name == kFewRowProductEvent)
+    return name;
   const std::string prefix = "aten::";
   if (name.compare(0, prefix.size(), prefix) != 0)
     return {};
@@ -92,6 +100,8 @@ at::Tensor run(const GemmCall &call, const std::vector<at::Tensor> &t) {
     return at::bmm(t[0], t[1]);
   if (f == "mv")
     return at::mv(t[0], t[1]);
+  if (f == kFewRowProductEvent)
+    return runtime::ops::fewRowProduct(t[0], t[1]);
   if (f == "dot")
     return at::dot(t[0], t[1]);
   if (f == "addmm")

@@ -10,8 +10,9 @@
 namespace rvnn::cli {
 
 /// One BLAS-backed ATen call (mm, addmm, bmm, baddbmm, mv, addmv, dot and
-/// their in-place forms): the function and its tensor operands' sizes,
-/// strides (which say what the BLAS sees transposed) and element type.
+/// their in-place forms) or few-row product of the runtime: the function and
+/// its tensor operands' sizes, strides (which say what the BLAS sees
+/// transposed) and element type.
 struct GemmCall {
   std::string function; ///< "mm", "addmm", ... (in-place forms as these)
   std::vector<std::vector<int64_t>> sizes, strides;

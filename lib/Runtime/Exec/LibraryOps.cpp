@@ -2,6 +2,7 @@
 // search's selections.
 #include "Handlers.h"
 #include "rvnn/Runtime/Ops/Beam.h"
+#include "rvnn/Runtime/Ops/FewRowProduct.h"
 #include "rvnn/Runtime/Ops/NN.h"
 
 namespace rvnn::runtime {
@@ -9,9 +10,25 @@ namespace {
 
 using torch::Tensor;
 
-/// lhs · rhs (or lhs · rhsᵀ with transpose_rhs) + bias + accumulator. A
-/// transposed 2-D rhs is a linear layer's weight: ops::linear keeps those
-/// results bit-identical to the linear layer's reference.
+/// lhs · op(rhs) + bias, op(rhs) = rhsᵀ with transposeRhs. A transposed 2-D
+/// rhs is a linear layer's weight: ops::linear keeps those results
+/// bit-identical to the linear layer's reference, unless there are so few
+/// rows that one BLAS matrix-vector product a row is faster.
+Tensor product(const Tensor &lhs, const Tensor &rhs, const Tensor &bias,
+               bool transposeRhs) {
+  if (rhs.dim() == 2) {
+    Tensor few = ops::fewRowProduct(lhs, transposeRhs ? rhs.t() : rhs, bias);
+    if (few.defined())
+      return few;
+    if (transposeRhs)
+      return ops::linear(lhs, rhs, bias);
+  }
+  Tensor result =
+      torch::matmul(lhs, transposeRhs ? rhs.transpose(-2, -1) : rhs);
+  return bias.defined() ? result + bias : result;
+}
+
+/// lhs · op(rhs) + bias + accumulator.
 void gemm(Executor &executor, const PlanOp &op, Frame &frame) {
   using Gemm = exec::GemmOp;
   auto optional = [&](size_t group) {
@@ -19,19 +36,11 @@ void gemm(Executor &executor, const PlanOp &op, Frame &frame) {
     return operands.size ? frame.tensor(op, operands.begin) : Tensor();
   };
   Tensor lhs = frame.tensor(op, 0);
-  Tensor rhs = frame.tensor(op, 1);
-  Tensor bias = optional(Gemm::operand::bias);
   Tensor accumulator = optional(Gemm::operand::accumulator);
   // A unit attribute: present (as true) or absent.
-  bool transposeRhs = hasAttr(op, Gemm::attr::transpose_rhs);
-  Tensor result;
-  if (transposeRhs && rhs.dim() == 2) {
-    result = ops::linear(lhs, rhs, bias);
-  } else {
-    result = torch::matmul(lhs, transposeRhs ? rhs.transpose(-2, -1) : rhs);
-    if (bias.defined())
-      result = result + bias;
-  }
+  Tensor result =
+      product(lhs, frame.tensor(op, 1), optional(Gemm::operand::bias),
+              hasAttr(op, Gemm::attr::transpose_rhs));
   if (accumulator.defined())
     result = accumulator + result;
   if (ExecutionProfile *profile = executor.context().profile)

@@ -14,6 +14,7 @@
 #include "GradCollector.h"
 #include "rvnn/Runtime/Ops/Attention.h"
 #include "rvnn/Runtime/Ops/Beam.h"
+#include "rvnn/Runtime/Ops/FewRowProduct.h"
 #include "rvnn/Runtime/Ops/Gating.h"
 #include "rvnn/Runtime/Ops/NN.h"
 #include "rvnn/Runtime/Ops/Recursion.h"
@@ -64,10 +65,14 @@ Tensor batchedOuterGrad(const Tensor &lhs, const Tensor &dy, bool transposed) {
 
 /// lhs's cotangent dy·op(rhs)ᵀ, given that transpose. With one output
 /// column (a scorer's last layer, N = 1) the contraction has length 1: a
-/// broadcast multiply instead of a BLAS call that packs both operands.
+/// broadcast multiply instead of a BLAS call that packs both operands; with
+/// few rows, one matrix-vector product a row.
 Tensor lhsGrad(const Tensor &dy, const Tensor &rhsTransposed) {
   if (dy.size(-1) == 1)
     return dy * rhsTransposed;
+  if (rhsTransposed.dim() == 2)
+    if (Tensor few = ops::fewRowProduct(dy, rhsTransposed); few.defined())
+      return few;
   return at::matmul(dy, rhsTransposed);
 }
 
