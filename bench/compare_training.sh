@@ -27,7 +27,11 @@
 #      patience cut to 1 and early stopping's to 15 so that both act; the
 #      two runs must then agree step for step up to float32 rounding:
 #      checks that optimiser, Lookahead, clipping, weight decay, LR
-#      schedule, early stopping and evaluation are the same recipe;
+#      schedule, early stopping and evaluation are the same recipe (for
+#      the beam models, BT-GRC and RIR-EBT-GRC, only up to beam scores tied
+#      in exact arithmetic that the two float32 implementations rank
+#      differently: each such tie moves one example's loss at the step
+#      where it falls; bench/TRAINING.md);
 #   4. for each seed S: dump-grads --seed S (initial weights), rvnn-run
 #      train --seed S, then train_reference.py --seed S from those weights,
 #      one after the other (never concurrently); for logic, both then score
