@@ -49,6 +49,8 @@
 #                     logic models (quoted, space-separated) run one after
 #                     the other with the same options and data, each in
 #                     --work/NAME, and end with one table of them all
+#                     (bench/logic_table.py; with --seeds "" one table of
+#                     their recipe checks, bench/recipe_table.py)
 #   --train-count N   training examples (default 4000)
 #   --dev-count N     dev examples (default 2000)
 #   --max-length N    ListOps tokens per example at most (default 30)
@@ -161,7 +163,8 @@ if [ "$REPORT_ONLY" = 1 ]; then
   # (Several models: each of its model directories.)
   [ -n "$WORK" ] && { [ ${#MODELS[@]} -gt 1 ] || [ -f "$WORK/config.json" ]; } ||
     { echo "--report-only needs the --work directory of an earlier run" >&2; exit 2; }
-  [ -f "$WORK/nodrop/eager.jsonl" ] || RECIPE_CHECK=0
+  # (Several models: each model's run decides for its own directory.)
+  [ ${#MODELS[@]} -gt 1 ] || [ -f "$WORK/nodrop/eager.jsonl" ] || RECIPE_CHECK=0
 fi
 [ -n "$WORK" ] || WORK=$(mktemp -d /tmp/rvnn-train-cmp.XXXXXX)
 [ -n "$RESULTS" ] || RESULTS=$ROOT/bench/results/training-compare-$(date +%F).json
@@ -189,7 +192,14 @@ if [ ${#MODELS[@]} -gt 1 ]; then
     fi
   done
   [ ${#failed[@]} = 0 ] || echo "compare_training.sh: failed: ${failed[*]}" >&2
-  [ ${#finished[@]} = 0 ] || "$PYTHON" "$ROOT/bench/logic_table.py" --output "$RESULTS" "${finished[@]}"
+  if [ ${#finished[@]} != 0 ]; then
+    if [ -n "${SEEDS// }" ]; then
+      "$PYTHON" "$ROOT/bench/logic_table.py" --output "$RESULTS" "${finished[@]}"
+    elif [ "$RECIPE_CHECK" = 1 ]; then
+      # --seeds "": the recipe checks only, as one table.
+      "$PYTHON" "$ROOT/bench/recipe_table.py" --output "$RESULTS" "${finished[@]}"
+    fi
+  fi
   [ ${#failed[@]} = 0 ]
   exit
 fi

@@ -27,6 +27,14 @@ def pct(x):
     return f"{100 * x:.1f}"
 
 
+def runs_of(path):
+    """The runs of a compare_training.sh results JSON: the file itself, or
+    for an earlier --output of this script (or of recipe_table.py) the runs
+    it holds."""
+    data = json.load(open(path))
+    return data["runs"] if "table" in data and "runs" in data else [data]
+
+
 def difference(rvnn, eager):
     """rvnn - eager per count and in the mean, with twice the sampling
     standard error of the mean difference (points)."""
@@ -52,9 +60,7 @@ def main():
 
     runs = []
     for path in args.results:
-        data = json.load(open(path))
-        # An earlier --output of this script: its runs.
-        for run in data["runs"] if "table" in data and "runs" in data else [data]:
+        for run in runs_of(path):
             if "test_table" not in run:
                 sys.exit(f"{path}: no test_table (not a logic run)")
             runs.append(run)

@@ -21,7 +21,8 @@ tools/rvnn-run/Train.cpp (not shared code):
   * step: zero the gradients, training-mode loss (dropout at the §8 places,
     rates from the configuration's hyperparameters dropout_in, dropout_cell,
     dropout_out; rvnn compiles its rates into the model), backward,
-    clip_grad_norm_ to `clip`, RAdam (torch.optim.RAdam: lr, weight_decay
+    clipping to `clip` (clip_grad_norm_'s, the norm summed in float64 as
+    rvnn sums it), RAdam (torch.optim.RAdam: lr, weight_decay
     as L2 added to the gradient, betas 0.9/0.999, eps 1e-8) inside
     Lookahead (k, alpha: slow weights start at the initial parameters;
     after every k-th fast step slow += alpha (fast - slow), fast = slow);
@@ -68,6 +69,25 @@ import torch
 
 from listops_training import Lookahead
 from logic_data import TASKS, operator_count
+
+
+def clip_grad_norm(params, max_norm):
+    """torch.nn.utils.clip_grad_norm_ with the norm summed in float64, as
+    rvnn sums it (lib/Runtime/Train/ClipGradNorm.cpp). torch 1.13's float32
+    norm of a large CPU tensor is not that accurate (FastTrees' gradients:
+    2.7e-5 relative low on the 400x1600 head weight, 7.7e-5 on the
+    1600x400 recurrent one, 1.9e-5 on the total), which scaled every
+    clipped step by a slightly different factor than rvnn's and made the
+    recipe check's losses drift apart (bench/TRAINING.md). Same
+    coefficient max_norm / (norm + 1e-6), applied only below 1 (torch's
+    clamped factor 1 leaves the gradients as they are). Returns the norm."""
+    grads = [p.grad for p in params if p.grad is not None]
+    total = math.sqrt(sum(g.double().square().sum().item() for g in grads))
+    coefficient = max_norm / (total + 1e-6)
+    if coefficient < 1:
+        for g in grads:
+            g.mul_(coefficient)
+    return total
 
 
 def bucketed_batches(rows, batch_size, rng, make_batch, length,
@@ -258,7 +278,7 @@ def main():
                          f"step {step + 1}")
             loss.backward()
             if clip > 0:
-                norm_sum += torch.nn.utils.clip_grad_norm_(plist, clip).item()
+                norm_sum += clip_grad_norm(plist, clip)
             optimiser.step()
             step += 1
             loss_sum += value
