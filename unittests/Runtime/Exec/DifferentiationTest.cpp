@@ -54,10 +54,8 @@ json callOp(const std::string &callee, std::vector<int64_t> operands,
             {}, kCallLoc);
 }
 
-json dropoutAttrs(double rate) {
-  return {{"rate", rate},
-          {"rescale", true},
-          {"shared_dims", std::vector<int64_t>{}}};
+json dropoutAttrs(double rate, std::vector<int64_t> sharedDims = {}) {
+  return {{"rate", rate}, {"rescale", true}, {"shared_dims", sharedDims}};
 }
 
 /// `%dys = vjp (primals) cotangents (cotangents) grad_inputs [...]` whose
@@ -1191,9 +1189,7 @@ TEST(SumToLike, SumsLeadingAndUnitDims) {
 
 TEST(DropoutMask, MultipliesToTheDropoutOfTheSameDraws) {
   Tensor x = uniformDoubles({8, 16}, 1, 2, 35);
-  json attrs = {{"rate", 0.25},
-                {"rescale", true},
-                {"shared_dims", std::vector<int64_t>{0}}};
+  json attrs = dropoutAttrs(0.25, {0});
   ExecutionContext context;
   context.training = true;
   context.draws = {7, 12};
@@ -1222,9 +1218,7 @@ TEST(DropoutMask, MultipliesToTheDropoutOfTheSameDraws) {
 // drawn there, element for element, and leaves the stream where it is.
 TEST(DropoutMask, RedrawAtItsPositionGivesTheSameMask) {
   Tensor x = uniformDoubles({8, 16}, 1, 2, 36);
-  json attrs = {{"rate", 0.25},
-                {"rescale", true},
-                {"shared_dims", std::vector<int64_t>{1}}};
+  json attrs = dropoutAttrs(0.25, {1});
   ExecutionContext context;
   context.training = true;
   context.draws = {7, 12};
