@@ -67,9 +67,21 @@ Optimiser::Optimiser(std::vector<torch::Tensor> params,
         *base_, LookaheadOptions{config.lookaheadK, config.lookaheadAlpha});
 }
 
-void Optimiser::zeroGrad() { base_->zero_grad(); }
+void Optimiser::zeroGrad() {
+  zeroedGrads_.clear();
+  for (auto &group : base_->param_groups())
+    for (auto &param : group.params())
+      if (param.grad().defined()) {
+        zeroedGrads_.push_back(param);
+        param.mutable_grad().reset();
+      }
+}
 
 void Optimiser::step() {
+  for (torch::Tensor &param : zeroedGrads_)
+    if (!param.grad().defined())
+      param.mutable_grad() = torch::zeros_like(param);
+  zeroedGrads_.clear();
   if (lookahead_)
     lookahead_->step();
   else

@@ -183,6 +183,36 @@ TEST(Optimiser, StateRoundTripsExactly) {
   }
 }
 
+// zeroGrad drops the gradients (backward then stores them instead of adding
+// them to zeros), yet the steps are those of zeroed gradients: a parameter
+// that had a gradient and gets none still takes its step (weight decay,
+// momentum), as in PyTorch's zero_grad(set_to_none=False); one that never had
+// a gradient is left alone.
+TEST(Optimiser, ZeroGradStepsAsZeroedGradients) {
+  OptimiserConfig config;
+  config.name = "radam";
+  config.lr = 0.1;
+  config.weightDecay = 0.1;
+  torch::Tensor x = leaf({1.0, -2.0}), unused = leaf({3.0});
+  Optimiser optimiser({x, unused}, config);
+  torch::Tensor reference = leaf({1.0, -2.0});
+  RAdam radam({reference}, RAdamOptions(0.1).weight_decay(0.1));
+
+  x.mutable_grad() = torch::ones_like(x);
+  reference.mutable_grad() = torch::ones_like(reference);
+  optimiser.step();
+  radam.step();
+  optimiser.zeroGrad();
+  EXPECT_FALSE(x.grad().defined());
+  reference.mutable_grad().zero_();
+  optimiser.step();
+  radam.step();
+  EXPECT_TRUE(torch::equal(x, reference));
+  EXPECT_TRUE(torch::equal(x.grad(), torch::zeros_like(x)));
+  EXPECT_EQ(unused.item<double>(), 3.0);
+  EXPECT_FALSE(unused.grad().defined());
+}
+
 TEST(Optimiser, LoadRejectsAnotherOptimiser) {
   OptimiserConfig config;
   config.name = "adam";

@@ -21,6 +21,10 @@ public:
   Optimiser(std::vector<torch::Tensor> params, const OptimiserConfig &config);
 
   const std::string &name() const { return name_; }
+  /// Drops the gradients, so that backward stores each parameter's gradient
+  /// instead of adding it to zeros. The update is still the one of zeroed
+  /// gradients: step() gives a parameter that had a gradient and got none
+  /// since a zero one.
   void zeroGrad();
   void step();
   double lr() const;
@@ -43,6 +47,8 @@ private:
   std::string name_;
   std::unique_ptr<torch::optim::Optimizer> base_;
   std::unique_ptr<Lookahead> lookahead_;
+  /// The parameters whose gradients the last zeroGrad() dropped.
+  std::vector<torch::Tensor> zeroedGrads_;
 };
 
 } // namespace rvnn::runtime::train
