@@ -39,6 +39,8 @@ struct Collected : torch::CustomClassHolder {
   };
   /// Pending rows by orientation: [0] lhsᵀ·dy, [1] dyᵀ·lhs.
   std::vector<Rows> pending[2];
+  /// Pending rows whose column sums add to the gradient (a bias's).
+  std::vector<Tensor> summedRows;
   int64_t pendingBytes = 0;
   /// The products of rows already multiplied out, and the windows added.
   Tensor sum;
@@ -53,7 +55,24 @@ struct Collected : torch::CustomClassHolder {
       multiplyOut();
   }
 
+  void addSummed(const Tensor &rows) {
+    summedRows.push_back(rows);
+    pendingBytes += rows.numel() * rows.element_size();
+    if (pendingBytes > kPendingBytes)
+      multiplyOut();
+  }
+
+  void accumulate(const Tensor &contribution) {
+    sum = sum.defined() ? sum.add_(contribution) : contribution;
+  }
+
   void multiplyOut() {
+    if (!summedRows.empty()) {
+      Tensor rows =
+          summedRows.size() == 1 ? summedRows[0] : at::cat(summedRows);
+      accumulate(rows.sum(0));
+      summedRows.clear();
+    }
     for (int transposed : {0, 1}) {
       std::vector<Rows> &rows = pending[transposed];
       if (rows.empty())
@@ -65,8 +84,7 @@ struct Collected : torch::CustomClassHolder {
       }
       Tensor l = lhs.size() == 1 ? lhs[0] : at::cat(lhs);
       Tensor d = dy.size() == 1 ? dy[0] : at::cat(dy);
-      Tensor product = transposed ? d.t().mm(l) : l.t().mm(d);
-      sum = sum.defined() ? sum.add_(product) : product;
+      accumulate(transposed ? d.t().mm(l) : l.t().mm(d));
       rows.clear();
     }
     pendingBytes = 0;
@@ -75,6 +93,9 @@ struct Collected : torch::CustomClassHolder {
 
 struct CollectFunction : torch::autograd::Function<CollectFunction> {
   static Tensor forward(AutogradContext *ctx, const Tensor &param) {
+    // When every use deferred its gradient, the cotangent is undefined: kept
+    // so, not materialised as a zero tensor the size of the parameter.
+    ctx->set_materialize_grads(false);
     ctx->saved_data["collected"] =
         c10::IValue::make_capsule(c10::make_intrusive<Collected>());
     return param.view_as(param);
@@ -86,7 +107,7 @@ struct CollectFunction : torch::autograd::Function<CollectFunction> {
     collected->multiplyOut();
     Tensor grad = grads[0];
     if (collected->sum.defined())
-      grad = grad.defined() ? grad + collected->sum : collected->sum;
+      grad = grad.defined() ? collected->sum.add_(grad) : collected->sum;
     collected->sum = Tensor();
     return {grad};
   }
@@ -114,6 +135,13 @@ Collected *witnessCollector(const Tensor &witness) {
   if (data.get_deleter() != releaseCollector)
     return nullptr;
   return static_cast<Collected *>(data.get_context());
+}
+
+/// `rows` as a collector holds them: rows that record gradient would keep
+/// their graph, and through it the collector, alive (a cycle); the others
+/// need no detached alias.
+Tensor untracked(const Tensor &rows) {
+  return rows.requires_grad() ? rows.detach() : rows;
 }
 
 /// One zero element per dtype and device; deferred zeros broadcast it.
@@ -148,8 +176,17 @@ Tensor deferWeightGrad(const Tensor &weight, const Tensor &lhsRows,
   const int64_t k = lhsRows.size(1), n = dyRows.size(1);
   if (lhsRows.size(0) * (k + n) >= k * n)
     return Tensor();
-  collected->add(lhsRows.detach(), dyRows.detach(), transposed);
+  collected->add(untracked(lhsRows), untracked(dyRows), transposed);
   return deferredZero(weight);
+}
+
+Tensor deferBiasGrad(const Tensor &bias, const Tensor &dyRows) {
+  Collected *collected = collectorOf(bias);
+  if (!collected || torch::GradMode::is_enabled() || bias.dim() != 1 ||
+      dyRows.dim() != 2 || dyRows.size(1) != bias.size(0))
+    return Tensor();
+  collected->addSummed(untracked(dyRows));
+  return deferredZero(bias);
 }
 
 Tensor shapeWitness(const Tensor &like) {

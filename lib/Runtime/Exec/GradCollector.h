@@ -27,6 +27,14 @@ torch::Tensor deferWeightGrad(const torch::Tensor &weight,
                               const torch::Tensor &lhsRows,
                               const torch::Tensor &dyRows, bool transposed);
 
+/// For a gemm vjp whose bias gradient is the column sums of `dyRows`, after
+/// deferWeightGrad took those rows: when `bias` is a vector from collectGrad
+/// and the backward is not itself recorded, hands the rows to its collector
+/// (they are held already: no memory added) and returns deferredZero(bias);
+/// otherwise an undefined tensor.
+torch::Tensor deferBiasGrad(const torch::Tensor &bias,
+                            const torch::Tensor &dyRows);
+
 /// rvnn_exec.shape_witness: zeros in `like`'s shape holding one element.
 /// When `like` comes from collectGrad (on the CPU), the witness is tied to
 /// its collector (windowGradSum).

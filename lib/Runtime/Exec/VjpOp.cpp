@@ -94,6 +94,7 @@ gemmRule(Executor &, const PlanOp &op, const Frame &frame,
     return std::nullopt;
   const Tensor &dy = cotangents.at(0);
   std::vector<Tensor> grads(op.operands.size());
+  Tensor deferredDyRows;
   if (wanted[Gemm::operand::lhs])
     grads[Gemm::operand::lhs] =
         (vectorRhs ? dy.unsqueeze(-1) * rhs
@@ -108,6 +109,8 @@ gemmRule(Executor &, const PlanOp &op, const Frame &frame,
       Tensor lhsRows = lhs.reshape({-1, lhs.size(-1)});
       Tensor dyRows = dy.reshape({-1, dy.size(-1)});
       Tensor deferred = deferWeightGrad(rhs, lhsRows, dyRows, transposed);
+      if (deferred.defined())
+        deferredDyRows = dyRows;
       grads[Gemm::operand::rhs] = deferred.defined() ? deferred
                                   : transposed       ? dyRows.t().mm(lhsRows)
                                                      : lhsRows.t().mm(dyRows);
@@ -117,12 +120,18 @@ gemmRule(Executor &, const PlanOp &op, const Frame &frame,
     }
   }
   // Bias and accumulator are added (broadcast): their cotangent is dy summed
-  // back to their shape.
+  // back to their shape; a bias's waits in its collector with the rows the
+  // weight's collector holds.
   for (size_t group : {Gemm::operand::bias, Gemm::operand::accumulator}) {
     OperandGroup operands = operandGroup(op, group);
-    if (operands.size && wanted[operands.begin])
-      grads[operands.begin] =
-          dy.sum_to_size(frame.tensor(op, operands.begin).sizes());
+    if (!operands.size || !wanted[operands.begin])
+      continue;
+    const Tensor target = frame.tensor(op, operands.begin);
+    Tensor deferred = group == Gemm::operand::bias && deferredDyRows.defined()
+                          ? deferBiasGrad(target, deferredDyRows)
+                          : Tensor();
+    grads[operands.begin] =
+        deferred.defined() ? deferred : dy.sum_to_size(target.sizes());
   }
   return grads;
 }

@@ -17,38 +17,58 @@ namespace {
 
 struct StepFunction : torch::autograd::Function<StepFunction> {
   static Tensor forward(AutogradContext *ctx, const Tensor &x, const Tensor &w,
-                        bool transposed) {
-    ctx->save_for_backward({x, w});
+                        const Tensor &b, bool transposed) {
+    ctx->save_for_backward({x, w, b});
     ctx->saved_data["transposed"] = transposed;
-    return transposed ? x.mm(w.t()) : x.mm(w);
+    return (transposed ? x.mm(w.t()) : x.mm(w)) + b;
   }
   static variable_list backward(AutogradContext *ctx, variable_list grads) {
     auto saved = ctx->get_saved_variables();
-    const Tensor &x = saved[0], &w = saved[1], &dy = grads[0];
+    const Tensor &x = saved[0], &w = saved[1], &b = saved[2], &dy = grads[0];
     const bool transposed = ctx->saved_data["transposed"].toBool();
     Tensor dx = transposed ? dy.mm(w) : dy.mm(w.t());
     Tensor dw = deferWeightGrad(w, x, dy, transposed);
+    Tensor db = dw.defined() ? deferBiasGrad(b, dy) : Tensor();
     if (!dw.defined())
       dw = transposed ? dy.t().mm(x) : x.t().mm(dy);
-    return {dx, isDeferredZero(dw) ? Tensor() : dw, Tensor()};
+    if (!db.defined())
+      db = dy.sum(0);
+    auto returned = [](const Tensor &g) {
+      return isDeferredZero(g) ? Tensor() : g;
+    };
+    return {dx, returned(dw), returned(db), Tensor()};
   }
 };
 
-/// Σ_t sum(step_t(x_t, W')·c_t) for `steps` steps of `rows` rows each, plus
-/// a direct use of W' that autograd differentiates itself: the gradient of W.
-Tensor gradientOfWeight(bool collect, int steps, int64_t rows, bool transposed,
-                        int64_t width = 8) {
+/// Σ_t sum(step_t(x_t, W', b')·c_t) for `steps` steps of `rows` rows each,
+/// plus (with `directUse`) uses of W' and b' that autograd differentiates
+/// itself: the gradients of W and b.
+std::vector<Tensor> gradients(bool collect, int steps, int64_t rows,
+                              bool transposed, int64_t width = 8,
+                              bool directUse = true) {
   torch::manual_seed(5);
   Tensor w = torch::randn({width, width}, torch::kDouble).requires_grad_();
-  Tensor used = collect ? collectGrad(w) : w;
-  Tensor loss = used.sum() * 0.5;
+  Tensor b = torch::randn({width}, torch::kDouble).requires_grad_();
+  Tensor usedW = collect ? collectGrad(w) : w;
+  Tensor usedB = collect ? collectGrad(b) : b;
+  Tensor loss = torch::zeros({}, torch::kDouble);
+  if (directUse)
+    loss = usedW.sum() * 0.5 + usedB.square().sum();
   for (int t = 0; t < steps; ++t) {
     Tensor x = torch::randn({rows, width}, torch::kDouble);
     Tensor c = torch::randn({rows, width}, torch::kDouble);
-    loss = loss + (StepFunction::apply(x, used, transposed) * c).sum();
+    loss = loss + (StepFunction::apply(x, usedW, usedB, transposed) * c).sum();
   }
   loss.backward();
-  return w.grad();
+  return {w.grad(), b.grad()};
+}
+
+void expectGradientsClose(const std::vector<Tensor> &actual,
+                          const std::vector<Tensor> &expected, double tol,
+                          const std::string &what) {
+  for (size_t i = 0; i < expected.size(); ++i)
+    EXPECT_TRUE(torch::allclose(actual[i], expected[i], tol, tol))
+        << what << ", gradient #" << i;
 }
 
 /// y = 3·source[:, column]; the backward reads the source only for its
@@ -140,28 +160,31 @@ TEST(GradCollector, AWitnessOutlivesItsForwardPass) {
   EXPECT_TRUE(windowGradSum(tied).defined());
 }
 
+// Weight and bias gradients, with and without direct uses of the
+// parameters (without, nothing reaches the collector's node but what it
+// collected).
 TEST(GradCollector, CollectedGradientEqualsPerStepGradients) {
-  for (bool transposed : {false, true}) {
-    Tensor expected = gradientOfWeight(false, 5, 3, transposed);
-    Tensor collected = gradientOfWeight(true, 5, 3, transposed);
-    EXPECT_TRUE(torch::allclose(collected, expected, 1e-12, 1e-12))
-        << "transposed " << transposed;
-  }
+  for (bool transposed : {false, true})
+    for (bool directUse : {false, true}) {
+      const std::string what = "transposed " + std::to_string(transposed) +
+                               ", direct use " + std::to_string(directUse);
+      expectGradientsClose(gradients(true, 5, 3, transposed, 8, directUse),
+                           gradients(false, 5, 3, transposed, 8, directUse),
+                           1e-12, what);
+    }
 }
 
 // 16 MiB of waiting rows (2100 steps of one 512-wide float64 row and its
-// cotangent) are multiplied out early; the sum is the same.
+// cotangent) are multiplied out early; the sums are the same.
 TEST(GradCollector, WaitingRowsAreMultipliedOutInChunks) {
-  Tensor expected = gradientOfWeight(false, 2100, 1, false, 512);
-  Tensor collected = gradientOfWeight(true, 2100, 1, false, 512);
-  EXPECT_TRUE(torch::allclose(collected, expected, 1e-10, 1e-10));
+  expectGradientsClose(gradients(true, 2100, 1, false, 512),
+                       gradients(false, 2100, 1, false, 512), 1e-10, "chunks");
 }
 
-// Rows as large as the product are not deferred; the sum is the same.
+// Rows as large as the product are not deferred; the sums are the same.
 TEST(GradCollector, ManyRowsAreNotDeferred) {
-  Tensor expected = gradientOfWeight(false, 3, 64, false);
-  Tensor collected = gradientOfWeight(true, 3, 64, false);
-  EXPECT_TRUE(torch::allclose(collected, expected, 1e-12, 1e-12));
+  expectGradientsClose(gradients(true, 3, 64, false),
+                       gradients(false, 3, 64, false), 1e-12, "many rows");
   Tensor w = collectGrad(torch::randn({8, 8}).requires_grad_());
   torch::NoGradGuard noGrad;
   EXPECT_FALSE(
@@ -169,6 +192,20 @@ TEST(GradCollector, ManyRowsAreNotDeferred) {
           .defined());
   EXPECT_TRUE(isDeferredZero(
       deferWeightGrad(w, torch::randn({3, 8}), torch::randn({3, 8}), false)));
+}
+
+// A bias is deferred only as a vector as wide as the rows, from a collector.
+TEST(GradCollector, BiasesDeferOnlyAsCollectedVectors) {
+  Tensor b = torch::randn({8}).requires_grad_();
+  Tensor rows = torch::randn({3, 8});
+  Tensor collected = collectGrad(b);
+  Tensor matrix = collectGrad(torch::randn({1, 8}).requires_grad_());
+  EXPECT_FALSE(deferBiasGrad(collected, rows).defined()); // recorded
+  torch::NoGradGuard noGrad;
+  EXPECT_FALSE(deferBiasGrad(b, rows).defined());
+  EXPECT_FALSE(deferBiasGrad(collected, torch::randn({3, 4})).defined());
+  EXPECT_FALSE(deferBiasGrad(matrix, rows).defined());
+  EXPECT_TRUE(isDeferredZero(deferBiasGrad(collected, rows)));
 }
 
 TEST(GradCollector, NothingIsDeferredWithoutACollectorOrWhenRecorded) {
