@@ -1,8 +1,10 @@
 #include "rvnn/Runtime/Ops/Gating.h"
 
+#include <algorithm>
 #include <optional>
 #include <vector>
 
+#include <ATen/Dispatch.h>
 #include <ATen/ExpandUtils.h>
 
 namespace rvnn::runtime::ops {
@@ -13,6 +15,21 @@ namespace {
 /// shut on the CPU (a mask per row or per position; larger ones are gate
 /// values the model computes).
 constexpr int64_t kCheckedGateSize = 4096;
+
+/// Whether every element of `g` equals `value`: a scan of its elements, not
+/// the three ATen dispatches and two allocations of eq, all and item, which
+/// cost more than the gate they save at batch 1.
+bool everyElementIs(const torch::Tensor &g, double value) {
+  const torch::Tensor dense = g.contiguous();
+  bool result = true;
+  AT_DISPATCH_ALL_TYPES_AND(torch::kBool, dense.scalar_type(), "gate", [&] {
+    const scalar_t *data = dense.data_ptr<scalar_t>();
+    const auto wanted = static_cast<scalar_t>(value);
+    result = std::all_of(data, data + dense.numel(),
+                         [&](scalar_t x) { return x == wanted; });
+  });
+  return result;
+}
 
 /// The side a gate of constant `g` passes through unchanged, if it does:
 /// newValue where every weight is 1, oldValue where every weight is 0.
@@ -25,9 +42,9 @@ std::optional<torch::Tensor> passedThrough(const torch::Tensor &g,
     return std::nullopt;
   const std::vector<int64_t> shape = at::infer_size(
       at::infer_size(g.sizes(), newValue.sizes()), oldValue.sizes());
-  if (newValue.sizes() == shape && g.eq(1).all().item<bool>())
+  if (newValue.sizes() == shape && everyElementIs(g, 1))
     return newValue;
-  if (oldValue.sizes() == shape && g.eq(0).all().item<bool>())
+  if (oldValue.sizes() == shape && everyElementIs(g, 0))
     return oldValue;
   return std::nullopt;
 }

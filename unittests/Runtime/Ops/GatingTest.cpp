@@ -36,6 +36,18 @@ TEST(GatingOps, ConstantGatesPassOneSideThrough) {
   auto mixed = at::tensor({1.0, 0.0}, at::kDouble).view({2, 1, 1});
   auto y = ops::gate(mixed, fresh, old);
   EXPECT_TRUE(at::equal(y[0], fresh[0]) && at::equal(y[1], old[1]));
+  // Broadcast and strided gates are scanned element by element too.
+  EXPECT_TRUE(
+      ops::gate(at::ones({1, 1, 1}, at::kDouble).expand({2, 1, 1}), fresh, old)
+          .is_same(fresh));
+  auto shutColumn = at::zeros({2, 2}, at::kDouble).select(1, 0).view({2, 1, 1});
+  EXPECT_TRUE(ops::gate(shutColumn, fresh, old).is_same(old));
+  auto mixedColumn = at::tensor({0.0, 0.0, 1.0, 0.0}, at::kDouble)
+                         .view({2, 2})
+                         .select(1, 0)
+                         .view({2, 1, 1});
+  auto z = ops::gate(mixedColumn, fresh, old);
+  EXPECT_TRUE(at::equal(z[0], old[0]) && at::equal(z[1], fresh[1]));
   expectGradientsMatchFiniteDifferences(
       [&](const Inputs &in) { return ops::gate(ones, in[0], in[1]); },
       {fresh, old});
