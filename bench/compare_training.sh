@@ -245,12 +245,16 @@ else
 fi
 
 # 2. Model and the logging-only config copy. The reference takes its dropout
-# rates from the config's hyperparameters; rvnn's are compiled into the
-# model (its plan's dropout ops): check that the nonzero rates agree.
+# rates from the config's hyperparameters (train_reference.config_dropout);
+# rvnn's are compiled into the model (its plan's dropout ops): check that
+# the nonzero rates agree.
 "$RVNN" compile "$ROOT/models/$MODEL.mlir" -o "$WORK/model" >/dev/null
-"$PYTHON" - "$CONFIG" "$WORK" "$PATIENCE" "$EPOCHS" "$LR_PATIENCE" <<'EOF'
+"$PYTHON" - "$ROOT" "$CONFIG" "$WORK" "$PATIENCE" "$EPOCHS" "$LR_PATIENCE" <<'EOF'
 import json, sys
-config_path, work, patience, epochs, lr_patience = sys.argv[1:]
+root, config_path, work, patience, epochs, lr_patience = sys.argv[1:]
+sys.path.insert(0, f"{root}/bench")
+from train_reference import config_dropout
+
 config = json.load(open(config_path))
 
 
@@ -266,8 +270,7 @@ def dropout_rates(node):
 
 
 rates = set(dropout_rates(json.load(open(f"{work}/model/plan.json")))) - {0.0}
-wanted = {float(config["hyperparameters"].get("dropout_" + k, 0.1))
-          for k in ("in", "cell", "out")} - {0.0}
+wanted = set(config_dropout(config["hyperparameters"]).values()) - {0.0}
 if rates != wanted:
     sys.exit(f"dropout rates in the model {sorted(rates)} differ from the "
              f"config's {sorted(wanted)}: the reference would train differently")
@@ -284,8 +287,8 @@ json.dump(config, open(f"{work}/config.json", "w"), indent=2)
 # Recipe check: no dropout; the LR schedule's patience cut to 1 and early
 # stopping's to 15 so that, on this tiny run, the LR is halved many times
 # and early stopping fires within the 40 epochs.
-for key in ("in", "cell", "out"):
-    config["hyperparameters"]["dropout_" + key] = 0.0
+for place in config_dropout(config["hyperparameters"]):
+    config["hyperparameters"]["dropout_" + place] = 0.0
 config["training"]["patience"] = 15
 config["training"].setdefault("lr_schedule", {})["patience"] = 1
 json.dump(config, open(f"{work}/config-nodrop.json", "w"), indent=2)

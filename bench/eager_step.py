@@ -20,7 +20,7 @@ Forward mode: by default the reference's evaluation mode (no dropout), the
 same arithmetic as `rvnn-run bench --eval-forward` (first-step losses
 agree). With --training, references whose loss() takes `training=` (and
 `dropout=`) run in training mode with dropout at their places, rates from
-the configuration's hyperparameters dropout_in/dropout_cell/dropout_out:
+the configuration's hyperparameters (train_reference.config_dropout):
 the work of rvnn's default training-mode step (dropout masks differ: torch's
 default generator, seeded with --seed); others exit with status 3.
 
@@ -51,6 +51,7 @@ import torch
 
 from listops_training import Lookahead
 from logic_data import TASKS
+from train_reference import config_dropout
 
 
 def make_optimiser(params, training):
@@ -191,11 +192,8 @@ def main():
                   "training mode", file=sys.stderr)
             return 3
         mode["training"] = True
-        hyper = config.get("hyperparameters", {})
-        rates = {key: hyper["dropout_" + key] for key in ("in", "cell", "out")
-                 if "dropout_" + key in hyper}
-        if rates and "dropout" in inspect.signature(reference.loss).parameters:
-            mode["dropout"] = rates
+        if "dropout" in inspect.signature(reference.loss).parameters:
+            mode["dropout"] = config_dropout(config.get("hyperparameters", {}))
     mode.update(option_keywords(args.model, reference, options))
     torch.manual_seed(args.seed)
     with open(args.params) as f:

@@ -20,7 +20,8 @@ tools/rvnn-run/Train.cpp (not shared code):
     longest of its side, as rvnn's pair batches);
   * step: zero the gradients, training-mode loss (dropout at the §8 places,
     rates from the configuration's hyperparameters dropout_in, dropout_cell,
-    dropout_out; rvnn compiles its rates into the model), backward,
+    dropout_out and a model's other dropout_<place>, config_dropout; rvnn
+    compiles its rates into the model), backward,
     clipping to `clip` (clip_grad_norm_'s, the norm summed in float64 as
     rvnn sums it), RAdam (torch.optim.RAdam: lr, weight_decay
     as L2 added to the gradient, betas 0.9/0.999, eps 1e-8) inside
@@ -88,6 +89,18 @@ def clip_grad_norm(params, max_norm):
         for g in grads:
             g.mul_(coefficient)
     return total
+
+
+def config_dropout(hyperparameters):
+    """The dropout rates of a run configuration's hyperparameters by place,
+    the reference's `dropout` dict: dropout_in, dropout_cell and
+    dropout_out (0.1 where absent, §8's rate) and any other dropout_<place>
+    a model has (Ordered Memory's dropout_memory, before its attention)."""
+    rates = {place: 0.1 for place in ("in", "cell", "out")}
+    rates.update({name[len("dropout_"):]: float(rate)
+                  for name, rate in hyperparameters.items()
+                  if name.startswith("dropout_")})
+    return rates
 
 
 def bucketed_batches(rows, batch_size, rng, make_batch, length,
@@ -204,9 +217,7 @@ def main():
 
     # Dropout rates: the run configuration's hyperparameters (the model's
     # own rates are compiled into rvnn's model; the two must agree).
-    hyper = config.get("hyperparameters", {})
-    dropout = {key: hyper.get("dropout_" + key, 0.1)
-               for key in ("in", "cell", "out")}
+    dropout = config_dropout(config.get("hyperparameters", {}))
 
     if args.threads:
         torch.set_num_threads(args.threads)

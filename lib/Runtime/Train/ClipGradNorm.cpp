@@ -1,9 +1,8 @@
 #include "rvnn/Runtime/Train/ClipGradNorm.h"
 
 #include <cmath>
-#include <optional>
 
-#include <torch/nn/utils/clip_grad.h>
+#include <ATen/Dispatch.h>
 
 namespace rvnn::runtime::train {
 namespace {
@@ -25,40 +24,45 @@ template <typename T> double sumOfSquares(const T *__restrict data, int64_t n) {
   return sum;
 }
 
-/// The defined gradients of `params` when the fast form applies to them.
-std::optional<std::vector<torch::Tensor>>
-fastGradients(const std::vector<torch::Tensor> &params) {
-  std::vector<torch::Tensor> grads;
-  for (const torch::Tensor &param : params) {
-    const torch::Tensor &grad = param.grad();
-    if (!grad.defined())
-      continue;
-    if (!grad.device().is_cpu() || !grad.is_contiguous() ||
-        (grad.scalar_type() != torch::kFloat &&
-         grad.scalar_type() != torch::kDouble) ||
-        (!grads.empty() && grad.scalar_type() != grads[0].scalar_type()))
-      return std::nullopt;
-    grads.push_back(grad);
+/// The squared 2-norm of `grad`, accumulated in double whatever its dtype
+/// and layout. On the CPU one pass over its elements (over a dense copy if
+/// it is not contiguous): ATen's float64 norm converts each tensor to a
+/// float64 copy first and takes 9 times as long (BBT-GRC's gradients: 750
+/// against 80 µs, a tenth of its batch-1 step). On another device ATen's
+/// float64 norm, which stays on it.
+double squaredNorm(const torch::Tensor &grad) {
+  if (!grad.device().is_cpu()) {
+    const double norm =
+        at::linalg_vector_norm(grad, 2, c10::nullopt, /*keepdim=*/false,
+                               torch::kDouble)
+            .item<double>();
+    return norm * norm;
   }
-  return grads;
+  const torch::Tensor dense = grad.contiguous();
+  double sum = 0;
+  AT_DISPATCH_FLOATING_TYPES_AND2(
+      at::kHalf, at::kBFloat16, dense.scalar_type(), "clipGradNorm",
+      [&] { sum = sumOfSquares(dense.data_ptr<scalar_t>(), dense.numel()); });
+  return sum;
 }
 
 } // namespace
 
 double clipGradNorm(const std::vector<torch::Tensor> &params, double maxNorm) {
-  std::optional<std::vector<torch::Tensor>> grads = fastGradients(params);
-  if (!grads)
-    return torch::nn::utils::clip_grad_norm_(params, maxNorm);
+  std::vector<torch::Tensor> grads;
   double sum = 0;
-  for (const torch::Tensor &grad : *grads)
-    AT_DISPATCH_FLOATING_TYPES(grad.scalar_type(), "clipGradNorm", [&] {
-      sum += sumOfSquares(grad.data_ptr<scalar_t>(), grad.numel());
-    });
+  for (const torch::Tensor &param : params) {
+    const torch::Tensor &grad = param.grad();
+    if (!grad.defined())
+      continue;
+    sum += squaredNorm(grad);
+    grads.push_back(grad);
+  }
   const double total = std::sqrt(sum);
   const double coefficient = maxNorm / (total + 1e-6);
   if (coefficient < 1) {
     torch::NoGradGuard noGrad;
-    for (torch::Tensor &grad : *grads)
+    for (torch::Tensor &grad : grads)
       grad.mul_(coefficient);
   }
   return total;
