@@ -1,4 +1,5 @@
 #include "rvnn/Runtime/Train/ClipGradNorm.h"
+#include "rvnn/Runtime/VectorClones.h"
 
 #include <cmath>
 
@@ -9,7 +10,8 @@ namespace {
 
 /// Sum of squares in double. Independent partial sums, so that the loop
 /// vectorises without reassociating floating-point additions (-ffast-math).
-template <typename T> double sumOfSquares(const T *__restrict data, int64_t n) {
+template <typename T>
+RVNN_VECTOR_CLONES double sumOfSquares(const T *__restrict data, int64_t n) {
   constexpr int64_t kLanes = 8;
   double lanes[kLanes] = {};
   int64_t i = 0;

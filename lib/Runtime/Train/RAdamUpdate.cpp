@@ -1,4 +1,5 @@
 #include "rvnn/Runtime/Train/RAdamUpdate.h"
+#include "rvnn/Runtime/VectorClones.h"
 
 #include <cmath>
 
@@ -37,8 +38,9 @@ namespace {
 /// loop vectorises (with -fno-math-errno for the square root, see
 /// CMakeLists.txt).
 template <typename T, bool Decay, bool Rectified>
-void radamLoop(T *__restrict param, const T *__restrict grad, T *__restrict avg,
-               T *__restrict avgSq, int64_t n, const RAdamStepScalars &s) {
+RVNN_VECTOR_CLONES void radamLoop(T *__restrict param, const T *__restrict grad,
+                                  T *__restrict avg, T *__restrict avgSq,
+                                  int64_t n, const RAdamStepScalars &s) {
   const T decay = static_cast<T>(s.weightDecay);
   const T avgWeight = static_cast<T>(1 - s.beta1);
   const T beta2 = static_cast<T>(s.beta2);
