@@ -323,9 +323,10 @@ int runBench(const std::vector<std::string> &args) {
         const auto forwardDone = Clock::now();
         loss.backward();
         const auto backwardDone = Clock::now();
+        train::GradClip clip;
         if (trainer.clip > 0)
-          train::clipGradNorm(params, trainer.clip);
-        optimiser.step();
+          clip = train::measureGradClip(params, trainer.clip);
+        optimiser.step(clip.scale);
         heapTrimmer.afterStep();
         const double value = loss.item<double>();
         if (target.is_cuda())

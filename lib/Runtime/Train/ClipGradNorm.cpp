@@ -1,6 +1,7 @@
 #include "rvnn/Runtime/Train/ClipGradNorm.h"
 #include "rvnn/Runtime/VectorClones.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <ATen/Dispatch.h>
@@ -50,24 +51,25 @@ double squaredNorm(const torch::Tensor &grad) {
 
 } // namespace
 
-double clipGradNorm(const std::vector<torch::Tensor> &params, double maxNorm) {
-  std::vector<torch::Tensor> grads;
+GradClip measureGradClip(const std::vector<torch::Tensor> &params,
+                         double maxNorm) {
   double sum = 0;
-  for (const torch::Tensor &param : params) {
-    const torch::Tensor &grad = param.grad();
-    if (!grad.defined())
-      continue;
-    sum += squaredNorm(grad);
-    grads.push_back(grad);
-  }
-  const double total = std::sqrt(sum);
-  const double coefficient = maxNorm / (total + 1e-6);
-  if (coefficient < 1) {
-    torch::NoGradGuard noGrad;
-    for (torch::Tensor &grad : grads)
-      grad.mul_(coefficient);
-  }
-  return total;
+  for (const torch::Tensor &param : params)
+    if (const torch::Tensor &grad = param.grad(); grad.defined())
+      sum += squaredNorm(grad);
+  GradClip clip;
+  clip.totalNorm = std::sqrt(sum);
+  clip.scale = std::min(1.0, maxNorm / (clip.totalNorm + 1e-6));
+  return clip;
+}
+
+void scaleGradients(const std::vector<torch::Tensor> &params, double scale) {
+  if (scale == 1)
+    return;
+  torch::NoGradGuard noGrad;
+  for (const torch::Tensor &param : params)
+    if (torch::Tensor grad = param.grad(); grad.defined())
+      grad.mul_(scale);
 }
 
 } // namespace rvnn::runtime::train

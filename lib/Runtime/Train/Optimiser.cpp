@@ -7,6 +7,7 @@
 #include <torch/optim/adamw.h>
 #include <torch/serialize/archive.h>
 
+#include "rvnn/Runtime/Train/ClipGradNorm.h"
 #include "rvnn/Runtime/Train/RAdam.h"
 
 namespace rvnn::runtime::train {
@@ -77,11 +78,16 @@ void Optimiser::zeroGrad() {
       }
 }
 
-void Optimiser::step() {
+void Optimiser::step(double gradScale) {
   for (torch::Tensor &param : zeroedGrads_)
     if (!param.grad().defined())
       param.mutable_grad() = torch::zeros_like(param);
   zeroedGrads_.clear();
+  if (auto *radam = dynamic_cast<RAdam *>(base_.get()))
+    radam->scaleNextGradients(gradScale);
+  else
+    for (const auto &group : base_->param_groups())
+      scaleGradients(group.params(), gradScale);
   if (lookahead_)
     lookahead_->step();
   else

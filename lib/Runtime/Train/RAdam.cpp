@@ -48,11 +48,15 @@ torch::Tensor RAdam::step(LossClosure closure) {
       auto &state = static_cast<RAdamParamState &>(*slot);
       state.step(state.step() + 1);
       torch::Tensor data = param.detach();
+      RAdamStepScalars scalars =
+          RAdamStepScalars::at(state.step(), options.lr(), beta1, beta2,
+                               options.eps(), options.weight_decay());
+      scalars.gradScale = gradScale_;
       radamUpdate(data, param.grad(), state.exp_avg(), state.exp_avg_sq(),
-                  RAdamStepScalars::at(state.step(), options.lr(), beta1, beta2,
-                                       options.eps(), options.weight_decay()));
+                  scalars);
     }
   }
+  gradScale_ = 1;
   return loss;
 }
 

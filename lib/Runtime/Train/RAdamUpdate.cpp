@@ -50,8 +50,10 @@ RVNN_VECTOR_CLONES void radamLoop(T *__restrict param, const T *__restrict grad,
   const T sqrtCorrection2 = static_cast<T>(std::sqrt(s.biasCorrection2));
   const T eps = static_cast<T>(s.eps);
   const T rect = static_cast<T>(s.rectification);
+  const T gradScale = static_cast<T>(s.gradScale);
   for (int64_t i = 0; i < n; ++i) {
-    T g = grad[i];
+    // Exact when the scale is 1.
+    T g = grad[i] * gradScale;
     if constexpr (Decay)
       g = g + decay * param[i];
     // lerp_ with a weight below 0.5: self + weight * (end - self).
@@ -111,7 +113,9 @@ void radamUpdateAten(torch::Tensor &param, const torch::Tensor &grad,
   torch::NoGradGuard noGrad;
   // The operations and their order are torch.optim.RAdam's
   // (_single_tensor_radam), so results agree with PyTorch's.
-  torch::Tensor g = s.weightDecay != 0 ? grad.add(param, s.weightDecay) : grad;
+  torch::Tensor scaled = s.gradScale != 1 ? grad.mul(s.gradScale) : grad;
+  torch::Tensor g =
+      s.weightDecay != 0 ? scaled.add(param, s.weightDecay) : scaled;
   avg.lerp_(g, 1 - s.beta1);
   avgSq.mul_(s.beta2).addcmul_(g, g, 1 - s.beta2);
   torch::Tensor correctedAvg = avg / s.biasCorrection1;

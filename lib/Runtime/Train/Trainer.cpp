@@ -243,9 +243,11 @@ void Run::trainStep(const Batch &batch) {
                              " at epoch " + std::to_string(state_.epoch + 1) +
                              ", step " + std::to_string(state_.step + 1));
   loss.backward();
+  GradClip clip;
   if (config_.clip > 0)
-    gradNormSum_ += clipGradNorm(params_, config_.clip);
-  optimiser_.step();
+    clip = measureGradClip(params_, config_.clip);
+  gradNormSum_ += clip.totalNorm;
+  optimiser_.step(clip.scale);
   heapTrimmer_.afterStep();
   ++state_.batchInEpoch;
   ++state_.step;

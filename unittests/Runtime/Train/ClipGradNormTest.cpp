@@ -11,6 +11,14 @@ using namespace rvnn::runtime::train;
 
 namespace {
 
+/// torch::nn::utils::clip_grad_norm_ from the two halves training uses
+/// (there the optimiser applies the scale): measure, then scale in place.
+double clipGradNorm(const std::vector<torch::Tensor> &params, double maxNorm) {
+  const GradClip clip = measureGradClip(params, maxNorm);
+  scaleGradients(params, clip.scale);
+  return clip.totalNorm;
+}
+
 /// Parameters of a few shapes (one without a gradient) whose gradients
 /// are `scale` times fixed random values, in `dtype`.
 std::vector<torch::Tensor> parameters(torch::ScalarType dtype, double scale) {

@@ -213,6 +213,28 @@ TEST(Optimiser, ZeroGradStepsAsZeroedGradients) {
   EXPECT_FALSE(unused.grad().defined());
 }
 
+// step(scale) updates as the gradients scaled in place would, whichever
+// optimiser applies it (RAdam as it reads them, the others in place).
+TEST(Optimiser, StepScalesTheGradients) {
+  const torch::Tensor a = torch::tensor({1.0, 3.0, 0.5}, torch::kDouble);
+  for (const std::string name : {"adam", "radam", "radam_lookahead"}) {
+    OptimiserConfig config;
+    config.name = name;
+    config.lr = 0.05;
+    config.lookaheadK = 2;
+    torch::Tensor x = leaf({1.0, -2.0, 0.5}), y = leaf({1.0, -2.0, 0.5});
+    Optimiser scaling({x}, config), prescaled({y}, config);
+    for (int t = 0; t < 7; ++t) {
+      quadraticGrad(x, a);
+      scaling.step(0.3);
+      quadraticGrad(y, a);
+      y.mutable_grad().mul_(0.3);
+      prescaled.step();
+    }
+    EXPECT_TRUE(torch::equal(x, y)) << name;
+  }
+}
+
 TEST(Optimiser, LoadRejectsAnotherOptimiser) {
   OptimiserConfig config;
   config.name = "adam";

@@ -62,3 +62,24 @@ TEST(RAdamUpdate, NonContiguousParameterFallsBackToAten) {
   expectSameState(strided, dense, 0);
   EXPECT_TRUE(torch::equal(matrix.select(1, 0), strided.param));
 }
+
+// Clipping's scale applied as the update reads the gradient gives the update
+// of gradients scaled in place first, bit for bit, in both forms.
+TEST(RAdamUpdate, GradScaleIsTheInPlaceScaling) {
+  for (auto dtype : {torch::kFloat, torch::kDouble})
+    for (auto update : {radamUpdate, radamUpdateAten}) {
+      Moments applied = start(dtype, 1000), prescaled = start(dtype, 1000);
+      torch::manual_seed(13);
+      for (int t = 1; t <= 7; ++t) {
+        torch::Tensor grad = torch::randn({1000}, dtype);
+        RAdamStepScalars scalars =
+            RAdamStepScalars::at(t, 1e-2, 0.9, 0.999, 1e-8, 1e-2);
+        update(prescaled.param, grad.mul(0.37), prescaled.avg, prescaled.avgSq,
+               scalars);
+        scalars.gradScale = 0.37;
+        update(applied.param, grad, applied.avg, applied.avgSq, scalars);
+      }
+      expectSameState(applied, prescaled, 0);
+      EXPECT_TRUE(torch::equal(applied.param, prescaled.param));
+    }
+}

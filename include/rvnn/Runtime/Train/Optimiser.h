@@ -26,7 +26,10 @@ public:
   /// gradients: step() gives a parameter that had a gradient and got none
   /// since a zero one.
   void zeroGrad();
-  void step();
+  /// One update from the gradients multiplied by `gradScale` (gradient
+  /// clipping, measureGradClip): RAdam applies it as it reads them; the
+  /// others get the gradients scaled in place first.
+  void step(double gradScale = 1);
   double lr() const;
   void setLr(double lr);
 

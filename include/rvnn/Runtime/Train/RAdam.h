@@ -45,6 +45,11 @@ public:
 
   torch::Tensor step(LossClosure closure = nullptr) override;
 
+  /// Has the next step() multiply every gradient by `scale` as it reads it
+  /// (gradient clipping) instead of a pass that scales them in place first;
+  /// the update is the same, bit for bit.
+  void scaleNextGradients(double scale) { gradScale_ = scale; }
+
   /// Writes every parameter's step and moments, keyed by the parameter's
   /// position across the parameter groups.
   void save(torch::serialize::OutputArchive &archive) const override;
@@ -52,6 +57,9 @@ public:
   /// parameters or a moment's shape or dtype does not match, leaving the
   /// current state untouched.
   void load(torch::serialize::InputArchive &archive) override;
+
+private:
+  double gradScale_ = 1;
 };
 
 } // namespace rvnn::runtime::train

@@ -13,6 +13,9 @@ struct RAdamStepScalars {
   /// Whether the adaptive rate is used (rho_t > 5), and its rectification.
   bool rectified = false;
   double rectification = 0;
+  /// The factor the gradient is multiplied by first (gradient clipping),
+  /// rounded to the element type as ATen's in-place multiplication does.
+  double gradScale = 1;
 
   /// The scalars of step t (>= 1).
   static RAdamStepScalars at(int64_t step, double lr, double beta1,
