@@ -12,7 +12,8 @@ namespace {
 /// Sum of squares in double. Independent partial sums, so that the loop
 /// vectorises without reassociating floating-point additions (-ffast-math).
 template <typename T>
-RVNN_VECTOR_CLONES double sumOfSquares(const T *__restrict data, int64_t n) {
+RVNN_ALWAYS_INLINE double sumOfSquaresBody(const T *__restrict data,
+                                           int64_t n) {
   constexpr int64_t kLanes = 8;
   double lanes[kLanes] = {};
   int64_t i = 0;
@@ -27,20 +28,22 @@ RVNN_VECTOR_CLONES double sumOfSquares(const T *__restrict data, int64_t n) {
   return sum;
 }
 
-/// The squared 2-norm of `grad`, accumulated in double whatever its dtype
-/// and layout. On the CPU one pass over its elements (over a dense copy if
-/// it is not contiguous): ATen's float64 norm converts each tensor to a
-/// float64 copy first and takes 9 times as long (BBT-GRC's gradients: 750
-/// against 80 µs, a tenth of its batch-1 step). On another device ATen's
-/// float64 norm, which stays on it.
-double squaredNorm(const torch::Tensor &grad) {
-  if (!grad.device().is_cpu()) {
-    const double norm =
-        at::linalg_vector_norm(grad, 2, c10::nullopt, /*keepdim=*/false,
-                               torch::kDouble)
-            .item<double>();
-    return norm * norm;
-  }
+/// sumOfSquaresBody built for AVX2 (VectorClones.h).
+template <typename T>
+RVNN_TARGET_AVX2 double sumOfSquaresAvx2(const T *data, int64_t n) {
+  return sumOfSquaresBody(data, n);
+}
+
+template <typename T> double sumOfSquares(const T *data, int64_t n) {
+  return cpuRunsAvx2() ? sumOfSquaresAvx2(data, n) : sumOfSquaresBody(data, n);
+}
+
+/// The squared 2-norm of a CPU gradient, accumulated in double whatever its
+/// dtype and layout: one pass over its elements (over a dense copy if it is
+/// not contiguous). ATen's float64 norm converts each tensor to a float64
+/// copy first and takes 9 times as long (BBT-GRC's gradients: 750 against
+/// 80 µs, a tenth of its batch-1 step).
+double cpuSquaredNorm(const torch::Tensor &grad) {
   const torch::Tensor dense = grad.contiguous();
   double sum = 0;
   AT_DISPATCH_FLOATING_TYPES_AND2(
@@ -54,9 +57,20 @@ double squaredNorm(const torch::Tensor &grad) {
 GradClip measureGradClip(const std::vector<torch::Tensor> &params,
                          double maxNorm) {
   double sum = 0;
-  for (const torch::Tensor &param : params)
-    if (const torch::Tensor &grad = param.grad(); grad.defined())
-      sum += squaredNorm(grad);
+  // Off the CPU, ATen's float64 norms stay on the device until one read.
+  std::vector<torch::Tensor> deviceNorms;
+  for (const torch::Tensor &param : params) {
+    const torch::Tensor &grad = param.grad();
+    if (!grad.defined())
+      continue;
+    if (grad.device().is_cpu())
+      sum += cpuSquaredNorm(grad);
+    else
+      deviceNorms.push_back(at::linalg_vector_norm(
+          grad, 2, c10::nullopt, /*keepdim=*/false, torch::kDouble));
+  }
+  if (!deviceNorms.empty())
+    sum += at::stack(deviceNorms).square().sum().item<double>();
   GradClip clip;
   clip.totalNorm = std::sqrt(sum);
   clip.scale = std::min(1.0, maxNorm / (clip.totalNorm + 1e-6));

@@ -38,9 +38,9 @@ namespace {
 /// loop vectorises (with -fno-math-errno for the square root, see
 /// CMakeLists.txt).
 template <typename T, bool Decay, bool Rectified>
-RVNN_VECTOR_CLONES void radamLoop(T *__restrict param, const T *__restrict grad,
-                                  T *__restrict avg, T *__restrict avgSq,
-                                  int64_t n, const RAdamStepScalars &s) {
+RVNN_ALWAYS_INLINE void
+radamLoopBody(T *__restrict param, const T *__restrict grad, T *__restrict avg,
+              T *__restrict avgSq, int64_t n, const RAdamStepScalars &s) {
   const T decay = static_cast<T>(s.weightDecay);
   const T avgWeight = static_cast<T>(1 - s.beta1);
   const T beta2 = static_cast<T>(s.beta2);
@@ -67,6 +67,22 @@ RVNN_VECTOR_CLONES void radamLoop(T *__restrict param, const T *__restrict grad,
     else
       param[i] -= step;
   }
+}
+
+/// radamLoopBody built for AVX2 (VectorClones.h).
+template <typename T, bool Decay, bool Rectified>
+RVNN_TARGET_AVX2 void radamLoopAvx2(T *param, const T *grad, T *avg, T *avgSq,
+                                    int64_t n, const RAdamStepScalars &s) {
+  radamLoopBody<T, Decay, Rectified>(param, grad, avg, avgSq, n, s);
+}
+
+template <typename T, bool Decay, bool Rectified>
+void radamLoop(T *param, const T *grad, T *avg, T *avgSq, int64_t n,
+               const RAdamStepScalars &s) {
+  if (cpuRunsAvx2())
+    radamLoopAvx2<T, Decay, Rectified>(param, grad, avg, avgSq, n, s);
+  else
+    radamLoopBody<T, Decay, Rectified>(param, grad, avg, avgSq, n, s);
 }
 
 template <typename T>
