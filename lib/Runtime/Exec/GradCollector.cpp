@@ -50,13 +50,17 @@ struct Collected : torch::CustomClassHolder {
 
   void add(const Tensor &lhs, const Tensor &dy, bool transposed) {
     pending[transposed].push_back({lhs, dy});
-    pendingBytes += (lhs.numel() + dy.numel()) * lhs.element_size();
-    if (pendingBytes > kPendingBytes)
-      multiplyOut();
+    held(lhs);
+    held(dy);
   }
 
   void addSummed(const Tensor &rows) {
     summedRows.push_back(rows);
+    held(rows);
+  }
+
+  /// Counts `rows` as waiting; multiplies everything out past kPendingBytes.
+  void held(const Tensor &rows) {
     pendingBytes += rows.numel() * rows.element_size();
     if (pendingBytes > kPendingBytes)
       multiplyOut();
