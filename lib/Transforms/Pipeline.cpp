@@ -37,6 +37,7 @@ void rvnn::buildCompilePipeline(OpPassManager &pm,
                                 const CompilePipelineOptions &options) {
   buildFrontPipeline(pm, options);
   pm.addPass(createRvnnLowerToExec());
+  pm.addPass(exec::createRvnnExecBandNeighbourProducts());
   pm.addPass(exec::createRvnnExecFuseElementwise());
   pm.addPass(exec::createRvnnExecOutlineKernels());
   pm.addPass(exec::createRvnnExecDifferentiate());
@@ -61,7 +62,8 @@ void rvnn::registerCompilePipeline() {
   PassPipelineRegistration<CompilePipelineOptions>(
       "rvnn-compile",
       "The compile pipeline up to plan export: rvnn-front, then "
-      "rvnn-lower-to-exec, rvnn-exec-fuse-elementwise, "
+      "rvnn-lower-to-exec, rvnn-exec-band-neighbour-products, "
+      "rvnn-exec-fuse-elementwise, "
       "rvnn-exec-outline-kernels, rvnn-exec-differentiate and "
       "rvnn-exec-check-contract",
       buildCompilePipeline);

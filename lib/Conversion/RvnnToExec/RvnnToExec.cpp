@@ -253,7 +253,8 @@ struct LowerLinear : public OpConversionPattern<rvnn::LinearOp> {
                   ConversionPatternRewriter &rewriter) const override {
     rewriter.replaceOpWithNewOp<ex::GemmOp>(
         op, op.getType(), adaptor.getInput(), adaptor.getWeight(),
-        adaptor.getBias(), /*accumulator=*/Value(), /*transpose_rhs=*/true);
+        adaptor.getBias(), /*accumulator=*/Value(), /*lhs_band=*/Value(),
+        /*transpose_rhs=*/true);
     return success();
   }
 };
@@ -270,7 +271,7 @@ struct LowerContraction : public OpConversionPattern<Contraction> {
     rewriter.replaceOpWithNewOp<ex::GemmOp>(
         op, op->getResult(0).getType(), adaptor.getInputs()[0],
         adaptor.getInputs()[1], /*bias=*/Value(), adaptor.getOutputs()[0],
-        /*transpose_rhs=*/false);
+        /*lhs_band=*/Value(), /*transpose_rhs=*/false);
     return success();
   }
 };

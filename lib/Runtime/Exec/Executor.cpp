@@ -74,10 +74,12 @@ OperandGroup operandGroup(const PlanOp &op, size_t group) {
       result = {total, static_cast<size_t>(sizes[i])};
     total += sizes[i];
   }
-  if (group >= sizes.size() || total != op.operands.size())
+  if (total != op.operands.size())
     throw PlanError(op.where() +
                     ": operandSegmentSizes does not match the operands");
-  return result;
+  // A group past the recorded ones is an optional operand the op gained
+  // after the plan was written (the gemm's band): absent.
+  return group < sizes.size() ? result : OperandGroup{total, 0};
 }
 
 OpRegistry execOpHandlers() {

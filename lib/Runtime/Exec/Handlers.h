@@ -121,7 +121,7 @@ SliceSpec sliceSpec(const PlanOp &sliceOp, const Frame &frame);
 torch::Tensor stridedSlice(const torch::Tensor &source, const SliceSpec &spec,
                            bool dropDims = false);
 
-/// A neighbour_retrieve op's direction attribute.
+/// A neighbour_retrieve or neighbour_band op's direction attribute.
 ops::Direction neighbourDirection(const PlanOp &op);
 /// A pool op's kind attribute.
 ops::PoolKind poolKind(const PlanOp &op);

@@ -267,6 +267,12 @@ void neighbourRetrieve(Executor &, const PlanOp &op, Frame &frame) {
                                          neighbourDirection(op)));
 }
 
+void neighbourBand(Executor &, const PlanOp &op, Frame &frame) {
+  frame.setResult(op, 0,
+                  ops::neighbourBand(frame.tensor(op, 0), frame.tensor(op, 1),
+                                     neighbourDirection(op)));
+}
+
 void diagonalScan(Executor &, const PlanOp &op, Frame &frame) {
   frame.setResult(
       op, 0,
@@ -293,6 +299,8 @@ void beamExpand(Executor &, const PlanOp &op, Frame &frame) {
 } // namespace
 
 ops::Direction neighbourDirection(const PlanOp &op) {
+  static_assert(exec::NeighbourRetrieveOp::attr::direction ==
+                exec::NeighbourBandOp::attr::direction);
   return enumAttr(op, exec::NeighbourRetrieveOp::attr::direction,
                   contract::parseDirection) == contract::Direction::left
              ? ops::Direction::Left
@@ -340,6 +348,7 @@ void registerKernelOps(OpRegistry &r) {
   r[exec::GeometricAttentionOp::name] = geometricAttention;
   r[exec::MaskedAttentionOp::name] = maskedAttention;
   r[exec::NeighbourRetrieveOp::name] = neighbourRetrieve;
+  r[exec::NeighbourBandOp::name] = neighbourBand;
   r[exec::DiagonalScanOp::name] = diagonalScan;
 
   r[exec::GateOp::name] = tensors<3>(ops::gate);

@@ -1,6 +1,7 @@
 // Library ops: matrix products in LibTorch's BLAS, lookups and the beam
 // search's selections.
 #include "Handlers.h"
+#include "rvnn/Runtime/Ops/BandedProduct.h"
 #include "rvnn/Runtime/Ops/Beam.h"
 #include "rvnn/Runtime/Ops/FewRowProduct.h"
 #include "rvnn/Runtime/Ops/NN.h"
@@ -36,16 +37,25 @@ void gemm(Executor &executor, const PlanOp &op, Frame &frame) {
     return operands.size ? frame.tensor(op, operands.begin) : Tensor();
   };
   Tensor lhs = frame.tensor(op, 0);
+  Tensor rhs = frame.tensor(op, 1);
   Tensor accumulator = optional(Gemm::operand::accumulator);
-  // A unit attribute: present (as true) or absent.
-  Tensor result =
-      product(lhs, frame.tensor(op, 1), optional(Gemm::operand::bias),
-              hasAttr(op, Gemm::attr::transpose_rhs));
-  if (accumulator.defined())
-    result = accumulator + result;
+  Tensor band = optional(Gemm::operand::lhs_band);
+  Tensor result;
+  if (band.defined()) {
+    // The verifier allows a band only without bias and transpose.
+    result = ops::bandedProduct(lhs, band, rhs, accumulator);
+  } else {
+    // A unit attribute: present (as true) or absent.
+    result = product(lhs, rhs, optional(Gemm::operand::bias),
+                     hasAttr(op, Gemm::attr::transpose_rhs));
+    if (accumulator.defined())
+      result = accumulator + result;
+  }
   if (ExecutionProfile *profile = executor.context().profile)
-    profile->gemmFlops += 2.0 * static_cast<double>(result.numel()) *
-                          static_cast<double>(lhs.size(-1));
+    profile->gemmFlops +=
+        2.0 * (band.defined() ? ops::bandedProductMultiplyAdds(lhs, band, rhs)
+                              : static_cast<double>(result.numel()) *
+                                    static_cast<double>(lhs.size(-1)));
   frame.setResult(op, 0, result);
 }
 

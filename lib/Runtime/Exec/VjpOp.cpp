@@ -13,6 +13,7 @@
 
 #include "GradCollector.h"
 #include "rvnn/Runtime/Ops/Attention.h"
+#include "rvnn/Runtime/Ops/BandedProduct.h"
 #include "rvnn/Runtime/Ops/Beam.h"
 #include "rvnn/Runtime/Ops/FewRowProduct.h"
 #include "rvnn/Runtime/Ops/Gating.h"
@@ -23,6 +24,7 @@
 #include <functional>
 #include <map>
 #include <optional>
+#include <tuple>
 
 #include <torch/autograd.h>
 
@@ -76,9 +78,44 @@ Tensor lhsGrad(const Tensor &dy, const Tensor &rhsTransposed) {
   return at::matmul(dy, rhsTransposed);
 }
 
+/// The cotangents of lhs and rhs in `grads` (where wanted) for y = lhs ·
+/// op(rhs), op(rhs) = rhsᵀ when `transposed`. Returns dy's rows when the
+/// rhs's (a weight's) cotangent was deferred to its collector.
+Tensor productGrads(const Tensor &lhs, const Tensor &rhs, const Tensor &dy,
+                    bool transposed, const std::vector<bool> &wanted,
+                    std::vector<Tensor> &grads) {
+  using Gemm = exec::GemmOp;
+  const bool vectorRhs = rhs.dim() == 1;
+  if (wanted[Gemm::operand::lhs])
+    grads[Gemm::operand::lhs] =
+        (vectorRhs ? dy.unsqueeze(-1) * rhs
+                   : lhsGrad(dy, transposed ? rhs : rhs.transpose(-2, -1)))
+            .sum_to_size(lhs.sizes());
+  if (!wanted[Gemm::operand::rhs])
+    return Tensor();
+  if (vectorRhs) {
+    grads[Gemm::operand::rhs] =
+        lhs.reshape({-1, lhs.size(-1)}).t().mv(dy.reshape({-1}));
+  } else if (rhs.dim() == 2) {
+    // Every leading dim of lhs is a row of one [rows, K] · [K, N] product.
+    Tensor lhsRows = lhs.reshape({-1, lhs.size(-1)});
+    Tensor dyRows = dy.reshape({-1, dy.size(-1)});
+    Tensor deferred = deferWeightGrad(rhs, lhsRows, dyRows, transposed);
+    grads[Gemm::operand::rhs] = deferred.defined() ? deferred
+                                : transposed       ? dyRows.t().mm(lhsRows)
+                                                   : lhsRows.t().mm(dyRows);
+    return deferred.defined() ? dyRows : Tensor();
+  } else {
+    grads[Gemm::operand::rhs] =
+        batchedOuterGrad(lhs, dy, transposed).sum_to_size(rhs.sizes());
+  }
+  return Tensor();
+}
+
 /// y = lhs · op(rhs) + bias + accumulator, op(rhs) = rhsᵀ with transpose_rhs.
 /// Covers a 2-D rhs under any lhs of rank >= 2 (the linear layer), batched
-/// 3-D products and a vector rhs (a scorer's weights, y = lhs·rhs).
+/// 3-D products (on a band of lhs's columns, if the gemm has one) and a
+/// vector rhs (a scorer's weights, y = lhs·rhs).
 std::optional<std::vector<Tensor>>
 gemmRule(Executor &, const PlanOp &op, const Frame &frame,
          const std::vector<Tensor> &cotangents,
@@ -86,7 +123,6 @@ gemmRule(Executor &, const PlanOp &op, const Frame &frame,
   using Gemm = exec::GemmOp;
   const Tensor lhs = frame.tensor(op, Gemm::operand::lhs);
   const Tensor rhs = frame.tensor(op, Gemm::operand::rhs);
-  const bool transposed = hasAttr(op, Gemm::attr::transpose_rhs);
   const bool vectorRhs = rhs.dim() == 1 && lhs.dim() >= 2;
   const bool matrixRhs = rhs.dim() == 2 && lhs.dim() >= 2;
   const bool batched = rhs.dim() == 3 && lhs.dim() == 3;
@@ -94,31 +130,16 @@ gemmRule(Executor &, const PlanOp &op, const Frame &frame,
     return std::nullopt;
   const Tensor &dy = cotangents.at(0);
   std::vector<Tensor> grads(op.operands.size());
+  OperandGroup band = operandGroup(op, Gemm::operand::lhs_band);
   Tensor deferredDyRows;
-  if (wanted[Gemm::operand::lhs])
-    grads[Gemm::operand::lhs] =
-        (vectorRhs ? dy.unsqueeze(-1) * rhs
-                   : lhsGrad(dy, transposed ? rhs : rhs.transpose(-2, -1)))
-            .sum_to_size(lhs.sizes());
-  if (wanted[Gemm::operand::rhs]) {
-    if (vectorRhs) {
-      grads[Gemm::operand::rhs] =
-          lhs.reshape({-1, lhs.size(-1)}).t().mv(dy.reshape({-1}));
-    } else if (matrixRhs) {
-      // Every leading dim of lhs is a row of one [rows, K] · [K, N] product.
-      Tensor lhsRows = lhs.reshape({-1, lhs.size(-1)});
-      Tensor dyRows = dy.reshape({-1, dy.size(-1)});
-      Tensor deferred = deferWeightGrad(rhs, lhsRows, dyRows, transposed);
-      if (deferred.defined())
-        deferredDyRows = dyRows;
-      grads[Gemm::operand::rhs] = deferred.defined() ? deferred
-                                  : transposed       ? dyRows.t().mm(lhsRows)
-                                                     : lhsRows.t().mm(dyRows);
-    } else {
-      grads[Gemm::operand::rhs] =
-          batchedOuterGrad(lhs, dy, transposed).sum_to_size(rhs.sizes());
-    }
-  }
+  if (band.size)
+    std::tie(grads[Gemm::operand::lhs], grads[Gemm::operand::rhs]) =
+        ops::bandedProductBackward(lhs, frame.tensor(op, band.begin), rhs, dy,
+                                   wanted[Gemm::operand::lhs],
+                                   wanted[Gemm::operand::rhs]);
+  else
+    deferredDyRows = productGrads(
+        lhs, rhs, dy, hasAttr(op, Gemm::attr::transpose_rhs), wanted, grads);
   // Bias and accumulator are added (broadcast): their cotangent is dy summed
   // back to their shape; a bias's waits in its collector with the rows the
   // weight's collector holds.

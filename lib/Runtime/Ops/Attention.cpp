@@ -103,6 +103,27 @@ torch::Tensor neighbourRetrieveReference(const torch::Tensor &exist,
   return rightNeighbours(exist.flip({1}), mask.flip({1})).flip({1, 2});
 }
 
+torch::Tensor neighbourBand(const torch::Tensor &exist,
+                            const torch::Tensor &mask, Direction direction) {
+  if (neighbourRetrieveCpuTakes(exist, mask))
+    return neighbourBandCpu(exist, mask, direction == Direction::Right);
+  // The right band on the flipped sequence, mirrored: row i of the left band
+  // is [S - hi, S - lo) of row S - 1 - i there.
+  const bool right = direction == Direction::Right;
+  const torch::Tensor e = right ? exist : exist.flip({1});
+  const torch::Tensor m = right ? mask : mask.flip({1});
+  const int64_t length = e.size(1);
+  auto [i, j] = positions(length, e.device());
+  auto exceeds =
+      ((e * m).unsqueeze(1) * (j > i).to(e.scalar_type())).cumsum(-1) > 1;
+  auto hi =
+      at::where(exceeds.any(-1), exceeds.to(at::kLong).argmax(-1) + 1, length);
+  auto lo = (i.squeeze(1) + 1).expand_as(hi);
+  if (right)
+    return at::stack({lo, hi}, -1);
+  return at::stack({length - hi.flip({1}), length - lo.flip({1})}, -1);
+}
+
 std::optional<std::pair<torch::Tensor, torch::Tensor>>
 neighbourRetrieveBackward(const torch::Tensor &exist, const torch::Tensor &mask,
                           Direction direction, const torch::Tensor &dy,

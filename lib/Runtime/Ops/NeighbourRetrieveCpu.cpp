@@ -124,6 +124,28 @@ void backwardSamples(const T *exist, const T *mask, const T *grad,
   });
 }
 
+/// Row i's band: from i outwards (step +1 rightwards, -1 leftwards), the
+/// columns up to and including the first where the accumulated weight,
+/// rounded as sweepRow rounds it, exceeds 1 (a NaN never does: the band
+/// then runs to the end, as the NaNs do). A row with mask_i = 0 is zero but
+/// has the row's values as its derivative by mask_i: its band is the same.
+template <typename T>
+void bandRow(const T *exist, const T *mask, int64_t length, int64_t i,
+             int64_t step, int64_t *band) {
+  const int64_t end = step > 0 ? length : -1;
+  int64_t last = end - step;
+  double accumulated = 0;
+  for (int64_t j = i + step; j != end; j += step) {
+    accumulated += double(exist[j] * mask[j]);
+    if (T(accumulated) > T(1)) {
+      last = j;
+      break;
+    }
+  }
+  band[0] = step > 0 ? i + 1 : last;
+  band[1] = step > 0 ? last + 1 : i;
+}
+
 struct RightNeighboursFunction
     : public torch::autograd::Function<RightNeighboursFunction> {
   static Tensor forward(torch::autograd::AutogradContext *ctx, Tensor exist,
@@ -173,6 +195,24 @@ bool neighbourRetrieveCpuTakes(const Tensor &exist, const Tensor &mask) {
 
 Tensor rightNeighboursCpu(const Tensor &exist, const Tensor &mask) {
   return RightNeighboursFunction::apply(exist, mask);
+}
+
+Tensor neighbourBandCpu(const Tensor &exist, const Tensor &mask,
+                        bool rightwards) {
+  const Tensor e = exist.contiguous(), m = mask.contiguous();
+  const int64_t samples = e.size(0), length = e.size(1);
+  Tensor band = at::empty({samples, length, 2}, e.options().dtype(at::kLong));
+  int64_t *out = band.data_ptr<int64_t>();
+  AT_DISPATCH_FLOATING_TYPES(e.scalar_type(), "neighbour_band_cpu", [&] {
+    const scalar_t *ep = e.data_ptr<scalar_t>(), *mp = m.data_ptr<scalar_t>();
+    at::parallel_for(0, samples, 1, [&](int64_t begin, int64_t end) {
+      for (int64_t n = begin; n < end; ++n)
+        for (int64_t i = 0; i < length; ++i)
+          bandRow(ep + n * length, mp + n * length, length, i,
+                  rightwards ? 1 : -1, out + (n * length + i) * 2);
+    });
+  });
+  return band;
 }
 
 std::pair<Tensor, Tensor> rightNeighboursCpuBackward(const Tensor &exist,

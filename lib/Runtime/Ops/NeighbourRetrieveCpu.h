@@ -19,6 +19,11 @@ bool neighbourRetrieveCpuTakes(const torch::Tensor &exist,
 torch::Tensor rightNeighboursCpu(const torch::Tensor &exist,
                                  const torch::Tensor &mask);
 
+/// ops::neighbourBand of operands the kernel takes, one sweep per row that
+/// stops where the row's weight is spent.
+torch::Tensor neighbourBandCpu(const torch::Tensor &exist,
+                               const torch::Tensor &mask, bool rightwards);
+
 /// The cotangents of `exist` and, when `maskWanted` (undefined otherwise),
 /// of `mask` for the result's cotangent `dy`, without an autograd graph.
 std::pair<torch::Tensor, torch::Tensor>

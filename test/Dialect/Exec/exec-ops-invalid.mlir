@@ -139,3 +139,23 @@ rvnn_exec.func @vjp_yield(%x: tensor<?x4xf32>, %dy: tensor<?x4xf32>) -> tensor<?
   }
   rvnn_exec.return %dx : tensor<?x4xf32>
 }
+
+// -----
+
+rvnn_exec.func @band_unbatched(%x: tensor<4x8xf32>, %w: tensor<8x3xf32>,
+                               %b: tensor<1x4x2xi64>) -> tensor<4x3xf32> {
+  // expected-error @+1 {{takes a band only for a batched product [B, M, K] · [B, K, N], got 'tensor<4x8xf32>' · 'tensor<8x3xf32>'}}
+  %y = rvnn_exec.gemm %x, %w band %b
+      : (tensor<4x8xf32>, tensor<8x3xf32>, tensor<1x4x2xi64>) -> tensor<4x3xf32>
+  rvnn_exec.return %y : tensor<4x3xf32>
+}
+
+// -----
+
+rvnn_exec.func @band_rows(%x: tensor<2x4x8xf32>, %h: tensor<2x8x3xf32>,
+                          %b: tensor<2x5x2xi64>) -> tensor<2x4x3xf32> {
+  // expected-error @+1 {{band 'tensor<2x5x2xi64>' does not match lhs 'tensor<2x4x8xf32>': expected [B, M, 2] with the lhs's B and M}}
+  %y = rvnn_exec.gemm %x, %h band %b
+      : (tensor<2x4x8xf32>, tensor<2x8x3xf32>, tensor<2x5x2xi64>) -> tensor<2x4x3xf32>
+  rvnn_exec.return %y : tensor<2x4x3xf32>
+}

@@ -325,3 +325,54 @@ TEST(AttentionOps, NeighbourRetrieveGradients) {
         },
         {exist});
 }
+
+// The band of a neighbour matrix: by hand, then on random and exact-sum rows
+// (both directions, float and double): the matrix is zero outside it, and a
+// cotangent outside it changes neither exist's nor mask's cotangent.
+TEST(AttentionOps, NeighbourBandByHand) {
+  auto exist = doubles({1, .5, .5, 1, .5}, {1, 5});
+  auto mask = doubles({1, 1, 1, 1, 0}, {1, 5});
+  auto right = ops::neighbourBand(exist, mask, ops::Direction::Right);
+  // Row 0: C = .5, 1 (not above 1), 2 at key 3, so [1, 4); key 4 is a pad
+  // (weight 0): rows 2 and 3 never exceed 1 and run to the end.
+  EXPECT_TRUE(at::equal(
+      right[0],
+      at::tensor({1, 4, 2, 4, 3, 5, 4, 5, 5, 5}, at::kLong).view({5, 2})));
+  // The pad row 4 keeps its band (its derivative by mask_4 is the row).
+  auto left = ops::neighbourBand(exist, mask, ops::Direction::Left);
+  EXPECT_TRUE(at::equal(
+      left[0],
+      at::tensor({0, 0, 0, 1, 0, 2, 0, 3, 2, 4}, at::kLong).view({5, 2})));
+}
+
+TEST(AttentionOps, NeighbourBandHoldsTheMatrixAndItsCotangent) {
+  auto random = uniformDoubles({3, 9}, 0.0, 0.6, 35);
+  auto exact = doubles({.5, .5, .5, .25, .25, .5, 1, .5, .5}, {1, 9});
+  auto exist = at::cat({random, exact});
+  exist[0][4] = 0;
+  auto mask = at::ones({4, 9}, kDouble);
+  mask[1].narrow(0, 6, 3).zero_();
+  mask[2] = doubles({.9, .3, 1, 0, .6, 1, 1, .5, .8}, {9});
+  auto dy = uniformDoubles({4, 9, 9}, -1, 1, 36);
+  for (auto dtype : {at::kFloat, at::kDouble})
+    for (auto direction : {ops::Direction::Left, ops::Direction::Right}) {
+      SCOPED_TRACE(std::string(c10::toString(dtype)) +
+                   (direction == ops::Direction::Left ? " left" : " right"));
+      auto e = exist.to(dtype), m = mask.to(dtype);
+      auto band = ops::neighbourBand(e, m, direction);
+      auto column = at::arange(9, at::kLong).view({1, 1, 9});
+      auto inside = (column >= band.select(-1, 0).unsqueeze(-1)) &
+                    (column < band.select(-1, 1).unsqueeze(-1));
+      auto matrix = ops::neighbourRetrieveReference(e, m, direction);
+      EXPECT_TRUE(
+          at::equal(matrix.masked_fill(inside, 0), at::zeros_like(matrix)));
+      auto cotangents = [&](const torch::Tensor &g) {
+        auto el = e.clone().requires_grad_(), ml = m.clone().requires_grad_();
+        auto out = ops::neighbourRetrieveReference(el, ml, direction);
+        return torch::autograd::grad({out}, {el, ml}, {g.to(dtype)});
+      };
+      auto full = cotangents(dy), banded = cotangents(dy * inside);
+      EXPECT_TRUE(at::equal(full[0], banded[0])) << "exist";
+      EXPECT_TRUE(at::equal(full[1], banded[1])) << "mask";
+    }
+}

@@ -398,6 +398,7 @@ struct GemmOp {
     static constexpr std::size_t rhs = 1;
     static constexpr std::size_t bias = 2;
     static constexpr std::size_t accumulator = 3;
+    static constexpr std::size_t lhs_band = 4;
   };
   struct attr {
     static constexpr std::string_view transpose_rhs = "transpose_rhs";
@@ -481,6 +482,18 @@ struct ModeSelectOp {
   struct operand {
     static constexpr std::size_t training = 0;
     static constexpr std::size_t evaluation = 1;
+  };
+};
+
+struct NeighbourBandOp {
+  static constexpr std::string_view name = "rvnn_exec.neighbour_band";
+  static constexpr OpKind kind = OpKind::Kernel;
+  struct operand {
+    static constexpr std::size_t exist = 0;
+    static constexpr std::size_t mask = 1;
+  };
+  struct attr {
+    static constexpr std::string_view direction = "direction";
   };
 };
 
@@ -735,7 +748,7 @@ struct OpInfo {
 };
 
 // Every op, sorted by name.
-inline constexpr std::array<OpInfo, 61> kOps = {{
+inline constexpr std::array<OpInfo, 62> kOps = {{
     {ops::AllocOp::name, ops::AllocOp::kind},
     {ops::ArgMaxOp::name, ops::ArgMaxOp::kind},
     {ops::BalancedReduceOp::name, ops::BalancedReduceOp::kind},
@@ -775,6 +788,7 @@ inline constexpr std::array<OpInfo, 61> kOps = {{
     {ops::MaskedAttentionOp::name, ops::MaskedAttentionOp::kind},
     {ops::MaskedSoftmaxOp::name, ops::MaskedSoftmaxOp::kind},
     {ops::ModeSelectOp::name, ops::ModeSelectOp::kind},
+    {ops::NeighbourBandOp::name, ops::NeighbourBandOp::kind},
     {ops::NeighbourRetrieveOp::name, ops::NeighbourRetrieveOp::kind},
     {ops::OneHotOp::name, ops::OneHotOp::kind},
     {ops::PairMergeOp::name, ops::PairMergeOp::kind},

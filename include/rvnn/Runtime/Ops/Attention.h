@@ -73,6 +73,15 @@ torch::Tensor neighbourRetrieveReference(const torch::Tensor &exist,
                                          const torch::Tensor &mask,
                                          Direction direction);
 
+/// rvnn_exec.neighbour_band: for each row of neighbourRetrieve's matrix the
+/// columns `[lo, hi)` (i64 `[N, S, 2]`) outside which it is zero and has no
+/// derivative: for `Right`, `lo = i + 1` and `hi` one past the first `j`
+/// whose `C_ij` (rounded as the kernel rounds it) exceeds 1, else `S`; `Left`
+/// mirrored. A row with `mask_i = 0` keeps its band: its derivative by
+/// `mask_i` is the unmasked row.
+torch::Tensor neighbourBand(const torch::Tensor &exist,
+                            const torch::Tensor &mask, Direction direction);
+
 /// The cotangents of `exist` and, when `maskWanted` (undefined otherwise),
 /// of `mask` for the result's cotangent `dy` from the CPU kernel's backward,
 /// without an autograd graph; nullopt where the kernel does not take the

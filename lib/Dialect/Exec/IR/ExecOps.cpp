@@ -169,6 +169,31 @@ LogicalResult SliceOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// Library calls
+//===----------------------------------------------------------------------===//
+
+/// A band names, for each row of a batched `[B, M, K]` lhs, the columns the
+/// product reads: `[B, M, 2]` with the lhs's leading sizes.
+LogicalResult GemmOp::verify() {
+  Value band = getLhsBand();
+  if (!band)
+    return success();
+  auto lhs = cast<RankedTensorType>(getLhs().getType());
+  auto rhs = cast<RankedTensorType>(getRhs().getType());
+  if (lhs.getRank() != 3 || rhs.getRank() != 3 || getTransposeRhs())
+    return emitOpError("takes a band only for a batched product [B, M, K] · "
+                       "[B, K, N], got ")
+           << lhs << " · " << (getTransposeRhs() ? "transposed " : "") << rhs;
+  auto bandType = cast<RankedTensorType>(band.getType());
+  SmallVector<int64_t> expected{lhs.getDimSize(0), lhs.getDimSize(1), 2};
+  if (failed(verifyCompatibleShape(bandType.getShape(), expected)))
+    return emitOpError("band ")
+           << bandType << " does not match lhs " << lhs
+           << ": expected [B, M, 2] with the lhs's B and M";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // Kernels
 //===----------------------------------------------------------------------===//
 

@@ -125,7 +125,7 @@ bool mlir::rvnn::exec::isDifferentiableType(Type type) {
 bool mlir::rvnn::exec::hasDifferentiableResults(Operation *op) {
   return !isa<ConstantOp, DimOp, IndexArithOp, CompareOp, ConvertOp, AllocOp,
               ShapeWitnessOp, DropoutMaskOp, DrawPositionOp,
-              RedrawDropoutMaskOp, ArgMaxOp, OneHotOp>(op);
+              RedrawDropoutMaskOp, ArgMaxOp, OneHotOp, NeighbourBandOp>(op);
 }
 
 bool mlir::rvnn::exec::passesCotangent(OpOperand &operand) {

@@ -35,6 +35,9 @@ class Exec_Kernel<Op source, list<Trait> traits = [Pure]>
 class Exec_Library<Op source, list<Trait> traits = [Pure]>
     : Exec_MirrorOp<source, "library", traits>;
 
+// Per-row column ranges [lo, hi) of a batched matrix, [B, M, 2].
+def Exec_BandTensor : TensorRankOf<[I64], [3]>;
+
 // Ops that draw from the runtime's seeded generator (see rvnn's dialect).
 defvar Exec_Draws = [MemoryEffects<[MemRead<Rvnn_RandomGenerator>,
                                     MemWrite<Rvnn_RandomGenerator>]>];
@@ -422,6 +425,14 @@ def Exec_GemmOp : Exec_Op<"gemm", "library", [
     is `transpose_rhs` with the weight `[N, K]`; `linalg.matmul`,
     `batch_matmul` and `matvec` accumulate into their init.
 
+    With `band` (batched products only: `lhs` `[B, M, K]`, `rhs`
+    `[B, K, N]`, no `transpose_rhs`), `lhs_band` `[B, M, 2]` holds for row
+    `m` of batch entry `b` the columns `[lo, hi)` of `lhs` that the product
+    reads: the result is `(lhs ⊙ band) · rhs`, so entries outside the band
+    count as zero and get a zero cotangent. The runtime then multiplies on
+    the band alone (`rvnn-exec-band-neighbour-products` sets it where `lhs`
+    is a neighbour matrix and the band that of `rvnn_exec.neighbour_band`).
+
     Example:
     ```mlir
     %y = rvnn_exec.gemm %x, %w bias %b {transpose_rhs}
@@ -431,12 +442,14 @@ def Exec_GemmOp : Exec_Op<"gemm", "library", [
   let arguments = (ins Rvnn_FloatTensor:$lhs, Rvnn_FloatTensor:$rhs,
                        Optional<Rvnn_FloatTensor>:$bias,
                        Optional<Rvnn_FloatTensor>:$accumulator,
+                       Optional<Exec_BandTensor>:$lhs_band,
                        UnitAttr:$transpose_rhs);
   let results = (outs Rvnn_FloatTensor:$result);
   let assemblyFormat = [{
-    $lhs `,` $rhs (`bias` $bias^)? (`accumulate` $accumulator^)? attr-dict `:`
-    functional-type(operands, results)
+    $lhs `,` $rhs (`bias` $bias^)? (`accumulate` $accumulator^)?
+    (`band` $lhs_band^)? attr-dict `:` functional-type(operands, results)
   }];
+  let hasVerifier = 1;
 }
 
 def Exec_EmbeddingOp : Exec_Library<Rvnn_EmbeddingOp>;
@@ -662,6 +675,36 @@ def Exec_PairMergeOp : Exec_Kernel<Rvnn_PairMergeOp>;
 def Exec_GeometricAttentionOp : Exec_Kernel<Rvnn_GeometricAttentionOp>;
 def Exec_MaskedAttentionOp : Exec_Kernel<Rvnn_MaskedAttentionOp>;
 def Exec_NeighbourRetrieveOp : Exec_Kernel<Rvnn_NeighbourRetrieveOp>;
+
+def Exec_NeighbourBandOp : Exec_Op<"neighbour_band", "kernel", [
+    Pure, AllTypesMatch<["exist", "mask"]>]> {
+  let summary = "the columns of each neighbour_retrieve row that can matter";
+  let description = [{
+    For the neighbour matrix `R` that `rvnn_exec.neighbour_retrieve` builds
+    from the same `exist`, `mask` `[N, S]` and `direction`, the band
+    `[N, S, 2]`: for row `i` the columns `[lo, hi)` outside which `R_ij` is
+    zero and stays zero under small changes of `exist` and `mask` (so its
+    cotangent there reaches neither). Towards the right, `lo = i + 1` and
+    `hi` is one past the first `j` where the accumulated weight `C_ij`
+    exceeds 1 (every later entry is the clamp at a negative remainder), or
+    `S` if none does; towards the left, mirrored. A row with `mask_i = 0`
+    (zero, but its derivative by `mask_i` is the unmasked row) keeps its
+    band. The neighbour matrix is mostly zeros (a row's weight
+    spreads over the nearest existing positions), so a product on the band
+    does a small part of the dense product's work.
+
+    Example:
+    ```mlir
+    %band = rvnn_exec.neighbour_band %exist, %mask
+        {direction = #rvnn.direction<right>}
+        : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?x2xi64>
+    ```
+  }];
+  let arguments = (ins Rvnn_FloatTensor:$exist, Rvnn_FloatTensor:$mask,
+                       Rvnn_DirectionAttr:$direction);
+  let results = (outs Exec_BandTensor:$result);
+  let assemblyFormat = "$exist `,` $mask attr-dict `:` functional-type(operands, results)";
+}
 def Exec_DiagonalScanOp : Exec_Kernel<Rvnn_DiagonalScanOp>;
 def Exec_GateOp : Exec_Kernel<Rvnn_GateOp>;
 def Exec_CumaxOp : Exec_Kernel<Rvnn_CumaxOp>;

@@ -16,6 +16,43 @@ def RvnnExecCheckContract
   }];
 }
 
+def RvnnExecBandNeighbourProducts
+    : Pass<"rvnn-exec-band-neighbour-products", "::mlir::ModuleOp"> {
+  let summary = "Multiply neighbour matrices on their band";
+  let description = [{
+    A neighbour matrix (`rvnn_exec.neighbour_retrieve`, CRvNN's `L` and
+    `R`, `[N, S, S]`) spreads each row's unit of weight over the nearest
+    existing positions, so almost all of it is zeros that stay zero under
+    small changes of its operands. For every neighbour matrix used as the
+    lhs of a batched `rvnn_exec.gemm` (`[N, S, S] · [N, S, D]`, CRvNN's
+    `L·h`, `L·(L·h)`, `L·c`), the pass adds one `rvnn_exec.neighbour_band`
+    of the same operands and direction after it, and gives it to each such
+    gemm as its `band`: the product, and its backward, then run on the
+    band (on average a few columns a row instead of `S`). The result and
+    every cotangent that reaches a parameter are those of the dense product
+    up to summation order: outside the band the matrix is zero, and its
+    cotangent there is one that neighbour_retrieve's derivative does not
+    read. Gemms that already have a band, transposed ones and unbatched
+    ones are left alone.
+
+    Example:
+    ```mlir
+    %r = rvnn_exec.neighbour_retrieve %e, %m {direction = #rvnn.direction<right>}
+        : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?x?xf32>
+    %y = rvnn_exec.gemm %r, %h accumulate %zero
+        : (tensor<?x?x?xf32>, tensor<?x?x8xf32>, tensor<?x?x8xf32>) -> tensor<?x?x8xf32>
+    ```
+    becomes
+    ```mlir
+    %r = rvnn_exec.neighbour_retrieve %e, %m {direction = #rvnn.direction<right>} ...
+    %band = rvnn_exec.neighbour_band %e, %m {direction = #rvnn.direction<right>}
+        : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?x2xi64>
+    %y = rvnn_exec.gemm %r, %h accumulate %zero band %band
+        : (tensor<?x?x?xf32>, tensor<?x?x8xf32>, tensor<?x?x8xf32>, tensor<?x?x2xi64>) -> tensor<?x?x8xf32>
+    ```
+  }];
+}
+
 def RvnnExecFuseElementwise
     : Pass<"rvnn-exec-fuse-elementwise", "::mlir::ModuleOp"> {
   let summary = "Group chains of same-shaped elementwise ops into dispatches";

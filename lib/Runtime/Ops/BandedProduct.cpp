@@ -1,0 +1,275 @@
+// Products of a batched matrix read on a band of columns per row (CRvNN's
+// neighbour matrices, rvnn-exec-band-neighbour-products). A row of the
+// neighbour matrix spreads its unit of weight over the nearest existing
+// positions: a few columns of S, so a loop over the band does a small part
+// of the dense product's work, even at a lower rate than the BLAS.
+#include "rvnn/Runtime/Ops/BandedProduct.h"
+#include "rvnn/Runtime/VectorClones.h"
+
+#include <ATen/Dispatch.h>
+#include <ATen/Parallel.h>
+#include <torch/autograd.h>
+
+#include <algorithm>
+
+namespace rvnn::runtime::ops {
+namespace {
+
+using torch::Tensor;
+
+/// Columns of a result row that one pass over a band keeps in registers.
+constexpr int64_t kChunk = 16;
+
+/// y = Σ_k a[k]·x[k·stride ..] over k in [lo, hi), n elements of y: kChunk
+/// columns at a time summed in registers across the band, k in order.
+template <typename T>
+RVNN_ALWAYS_INLINE void bandRowBody(T *__restrict y, const T *__restrict a,
+                                    const T *__restrict x, int64_t stride,
+                                    int64_t lo, int64_t hi, int64_t n) {
+  int64_t c = 0;
+  for (; c + kChunk <= n; c += kChunk) {
+    T sum[kChunk] = {};
+    for (int64_t k = lo; k < hi; ++k)
+      for (int64_t u = 0; u < kChunk; ++u)
+        sum[u] += a[k] * x[k * stride + c + u];
+    std::copy(sum, sum + kChunk, y + c);
+  }
+  for (; c < n; ++c) {
+    T sum = 0;
+    for (int64_t k = lo; k < hi; ++k)
+      sum += a[k] * x[k * stride + c];
+    y[c] = sum;
+  }
+}
+
+template <typename T>
+RVNN_TARGET_AVX2 void bandRowAvx2(T *y, const T *a, const T *x, int64_t stride,
+                                  int64_t lo, int64_t hi, int64_t n) {
+  bandRowBody(y, a, x, stride, lo, hi, n);
+}
+
+template <typename T>
+void bandRowBaseline(T *y, const T *a, const T *x, int64_t stride, int64_t lo,
+                     int64_t hi, int64_t n) {
+  bandRowBody(y, a, x, stride, lo, hi, n);
+}
+
+template <typename T>
+void bandRow(T *y, const T *a, const T *x, int64_t stride, int64_t lo,
+             int64_t hi, int64_t n) {
+  (cpuRunsAvx2() ? bandRowAvx2<T> : bandRowBaseline<T>)(y, a, x, stride, lo, hi,
+                                                        n);
+}
+
+/// y += a·x over n elements.
+template <typename T>
+RVNN_ALWAYS_INLINE void axpyBody(T *__restrict y, T a, const T *__restrict x,
+                                 int64_t n) {
+  for (int64_t k = 0; k < n; ++k)
+    y[k] += a * x[k];
+}
+
+/// x·y over n elements, in eight interleaved partial sums (so that it
+/// vectorises) added pairwise at the end.
+template <typename T>
+RVNN_ALWAYS_INLINE T dotBody(const T *__restrict x, const T *__restrict y,
+                             int64_t n) {
+  T partial[8] = {};
+  int64_t k = 0;
+  for (; k + 8 <= n; k += 8)
+    for (int u = 0; u < 8; ++u)
+      partial[u] += x[k + u] * y[k + u];
+  T sum = ((partial[0] + partial[1]) + (partial[2] + partial[3])) +
+          ((partial[4] + partial[5]) + (partial[6] + partial[7]));
+  for (; k < n; ++k)
+    sum += x[k] * y[k];
+  return sum;
+}
+
+/// Shapes and pointers of one banded product: lhs [B, M, K], band [B, M, 2],
+/// rhs [B, K, N], all contiguous.
+template <typename T> struct Banded {
+  int64_t batch, rows, inner, columns;
+  const T *lhs;
+  const int64_t *band;
+  const T *rhs;
+
+  const T *lhsRow(int64_t b, int64_t m) const {
+    return lhs + (b * rows + m) * inner;
+  }
+  const T *rhsRow(int64_t b, int64_t k) const {
+    return rhs + (b * inner + k) * columns;
+  }
+  /// Row m's band (bandWidth checked it).
+  std::pair<int64_t, int64_t> range(int64_t b, int64_t m) const {
+    const int64_t *entry = band + (b * rows + m) * 2;
+    return {entry[0], entry[1]};
+  }
+};
+
+template <typename T> void forward(const Banded<T> &p, T *out) {
+  at::parallel_for(0, p.batch, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t b = begin; b < end; ++b)
+      for (int64_t m = 0; m < p.rows; ++m) {
+        auto [lo, hi] = p.range(b, m);
+        bandRow(out + (b * p.rows + m) * p.columns, p.lhsRow(b, m),
+                p.rhsRow(b, 0), p.columns, lo, hi, p.columns);
+      }
+  });
+}
+
+/// Batch entry b's dlhs (zeros outside the band) and drhs, where not null.
+template <typename T>
+RVNN_ALWAYS_INLINE void backwardBody(const Banded<T> &p, int64_t b, const T *dy,
+                                     T *dlhs, T *drhs) {
+  if (drhs)
+    std::fill(drhs + b * p.inner * p.columns,
+              drhs + (b + 1) * p.inner * p.columns, T(0));
+  for (int64_t m = 0; m < p.rows; ++m) {
+    auto [lo, hi] = p.range(b, m);
+    const T *g = dy + (b * p.rows + m) * p.columns;
+    if (dlhs) {
+      T *row = dlhs + (b * p.rows + m) * p.inner;
+      std::fill(row, row + p.inner, T(0));
+      for (int64_t k = lo; k < hi; ++k)
+        row[k] = dotBody(g, p.rhsRow(b, k), p.columns);
+    }
+    if (drhs) {
+      const T *a = p.lhsRow(b, m);
+      for (int64_t k = lo; k < hi; ++k)
+        axpyBody(drhs + (b * p.inner + k) * p.columns, a[k], g, p.columns);
+    }
+  }
+}
+
+template <typename T>
+RVNN_TARGET_AVX2 void backwardAvx2(const Banded<T> &p, int64_t b, const T *dy,
+                                   T *dlhs, T *drhs) {
+  backwardBody(p, b, dy, dlhs, drhs);
+}
+
+template <typename T>
+void backwardBaseline(const Banded<T> &p, int64_t b, const T *dy, T *dlhs,
+                      T *drhs) {
+  backwardBody(p, b, dy, dlhs, drhs);
+}
+
+template <typename T>
+void backward(const Banded<T> &p, const T *dy, T *dlhs, T *drhs) {
+  auto entry = cpuRunsAvx2() ? backwardAvx2<T> : backwardBaseline<T>;
+  at::parallel_for(0, p.batch, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t b = begin; b < end; ++b)
+      entry(p, b, dy, dlhs, drhs);
+  });
+}
+
+/// Whether the loops take these operands (else ATen on the masked lhs).
+bool loopsTake(const Tensor &lhs, const Tensor &band, const Tensor &rhs) {
+  const auto type = lhs.scalar_type();
+  return lhs.device().is_cpu() && rhs.device().is_cpu() &&
+         band.device().is_cpu() &&
+         (type == at::kFloat || type == at::kDouble) &&
+         rhs.scalar_type() == type && band.scalar_type() == at::kLong &&
+         lhs.dim() == 3 && rhs.dim() == 3 && band.dim() == 3 &&
+         rhs.size(0) == lhs.size(0) && rhs.size(1) == lhs.size(2) &&
+         band.size(0) == lhs.size(0) && band.size(1) == lhs.size(1) &&
+         band.size(2) == 2;
+}
+
+/// The share of lhs's entries in the band above which the BLAS's dense
+/// product (on the masked lhs) is faster than the loops. Measured on CRvNN,
+/// ListOps 200-220 x 32, one thread (bench/README.md, session 17): the loops
+/// on every band (share 1) and the dense product alone were both slower.
+constexpr double kDenseAbove = 0.3;
+
+/// The band's total width; throws where a row's range is not within the
+/// `columns` of lhs (a band comes from a compiled op; a wrong one must not
+/// read out of bounds, nor be masked away silently).
+int64_t bandWidth(const Tensor &band, int64_t columns) {
+  TORCH_CHECK(band.dim() >= 1 && band.size(-1) == 2,
+              "a band holds [lo, hi) pairs, got sizes ", band.sizes());
+  const Tensor lo = band.select(-1, 0), hi = band.select(-1, 1);
+  TORCH_CHECK(!((lo < 0) | (hi < lo) | (hi > columns)).any().item<bool>(),
+              "a band range is outside the ", columns, " columns of lhs");
+  return (hi - lo).sum().item<int64_t>();
+}
+
+/// Whether the band covers so much of lhs that the dense product wins.
+bool wideBand(const Tensor &lhs, const Tensor &band) {
+  return double(bandWidth(band, lhs.size(-1))) >
+         kDenseAbove * double(lhs.numel());
+}
+
+bool recording(std::initializer_list<Tensor> tensors) {
+  return torch::GradMode::is_enabled() &&
+         std::any_of(tensors.begin(), tensors.end(), [](const Tensor &t) {
+           return t.defined() && t.requires_grad();
+         });
+}
+
+template <typename T>
+Banded<T> view(const Tensor &lhs, const Tensor &band, const Tensor &rhs) {
+  return {lhs.size(0),      lhs.size(1),       lhs.size(2),
+          rhs.size(2),      lhs.data_ptr<T>(), band.data_ptr<int64_t>(),
+          rhs.data_ptr<T>()};
+}
+
+} // namespace
+
+Tensor bandIndicator(const Tensor &band, int64_t columns,
+                     const torch::TensorOptions &options) {
+  Tensor column = at::arange(columns, band.options()).view({1, 1, columns});
+  Tensor lo = band.select(-1, 0).unsqueeze(-1);
+  Tensor hi = band.select(-1, 1).unsqueeze(-1);
+  return ((column >= lo) & (column < hi)).to(options);
+}
+
+Tensor bandedProduct(const Tensor &lhs, const Tensor &band, const Tensor &rhs,
+                     const Tensor &accumulator) {
+  Tensor result;
+  if (wideBand(lhs, band) || !loopsTake(lhs, band, rhs) ||
+      recording({lhs, rhs, accumulator})) {
+    result =
+        at::matmul(lhs * bandIndicator(band, lhs.size(-1), lhs.options()), rhs);
+  } else {
+    const Tensor a = lhs.contiguous(), r = band.contiguous(),
+                 x = rhs.contiguous();
+    result = at::empty({a.size(0), a.size(1), x.size(2)}, x.options());
+    AT_DISPATCH_FLOATING_TYPES(a.scalar_type(), "banded_product", [&] {
+      forward(view<scalar_t>(a, r, x), result.data_ptr<scalar_t>());
+    });
+  }
+  return accumulator.defined() ? accumulator + result : result;
+}
+
+std::pair<Tensor, Tensor>
+bandedProductBackward(const Tensor &lhs, const Tensor &band, const Tensor &rhs,
+                      const Tensor &dy, bool lhsWanted, bool rhsWanted) {
+  if (wideBand(lhs, band) || !loopsTake(lhs, band, rhs) ||
+      dy.scalar_type() != lhs.scalar_type() ||
+      dy.sizes() != at::IntArrayRef({lhs.size(0), lhs.size(1), rhs.size(2)})) {
+    const Tensor indicator = bandIndicator(band, lhs.size(-1), lhs.options());
+    return {lhsWanted ? at::matmul(dy, rhs.transpose(-2, -1)) * indicator
+                      : Tensor(),
+            rhsWanted ? at::matmul((lhs * indicator).transpose(-2, -1), dy)
+                      : Tensor()};
+  }
+  const Tensor a = lhs.contiguous(), r = band.contiguous(),
+               x = rhs.contiguous(), g = dy.contiguous();
+  Tensor dlhs = lhsWanted ? at::empty_like(a) : Tensor();
+  Tensor drhs = rhsWanted ? at::empty_like(x) : Tensor();
+  AT_DISPATCH_FLOATING_TYPES(a.scalar_type(), "banded_product_grad", [&] {
+    backward(view<scalar_t>(a, r, x), g.data_ptr<scalar_t>(),
+             lhsWanted ? dlhs.data_ptr<scalar_t>() : nullptr,
+             rhsWanted ? drhs.data_ptr<scalar_t>() : nullptr);
+  });
+  return {dlhs, drhs};
+}
+
+double bandedProductMultiplyAdds(const Tensor &lhs, const Tensor &band,
+                                 const Tensor &rhs) {
+  return static_cast<double>(bandWidth(band, lhs.size(-1))) *
+         static_cast<double>(rhs.size(-1));
+}
+
+} // namespace rvnn::runtime::ops
