@@ -4,10 +4,12 @@
 
 #include "ExternalTool.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/GPU/IR/GPUDialect.h"
 #include "mlir/Dialect/GPU/Transforms/Passes.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/LLVMIR/NVVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
 #include "rvnn/Codegen/OutputFile.h"
@@ -102,6 +104,18 @@ SmallVector<StringRef> undefinedFunctions(StringRef ptx) {
   return names;
 }
 
+/// Whether the CUDA pipeline lowers kernel `func`: one elementwise generic,
+/// one thread an element. Kernels with a row reduction (stages over
+/// temporaries, RowNormKernel.h) would need host work between launches; they
+/// are CPU-only for now.
+bool isElementwiseKernel(func::FuncOp func) {
+  auto ops = func.getBody().front().without_terminator();
+  if (!llvm::hasSingleElement(ops))
+    return false;
+  auto generic = dyn_cast<linalg::GenericOp>(*ops.begin());
+  return generic && generic.getNumReductionLoops() == 0;
+}
+
 } // namespace
 
 FailureOr<mlir::rvnn::CudaKernelsInfo>
@@ -113,6 +127,18 @@ mlir::rvnn::emitCudaKernels(ModuleOp kernels, StringRef directory,
   // 1. Kernels module -> gpu.module of rvnn-cuda-v1 entries (NVVM), on a
   //    clone; the entries are the PTX symbols.
   OwningOpRef<ModuleOp> module = cloneKernelsForLowering(kernels);
+  CudaKernelsInfo info;
+  for (auto func : llvm::make_early_inc_range(module->getOps<func::FuncOp>())) {
+    if (isElementwiseKernel(func))
+      continue;
+    info.cpuOnly.push_back((kKernelEntryPrefix + func.getSymName()).str());
+    func.erase();
+  }
+  llvm::sort(info.cpuOnly);
+  if (module->getOps<func::FuncOp>().empty()) {
+    info.unsupported = "every kernel has a row reduction (CPU-only for now)";
+    return info;
+  }
   LowerKernelsToNVVMOptions options;
   options.chips = target.chips;
   options.features = target.features;
@@ -121,7 +147,6 @@ mlir::rvnn::emitCudaKernels(ModuleOp kernels, StringRef directory,
   if (failed(nvvm.run(*module)))
     return emitError(loc, "CUDA codegen: lowering the kernels module to the "
                           "NVVM dialect failed");
-  CudaKernelsInfo info;
   SmallVector<StringRef> libdeviceCalls;
   module->walk([&](LLVM::LLVMFuncOp func) {
     if (func->hasAttr(NVVM::NVVMDialect::getKernelFuncAttrName()))

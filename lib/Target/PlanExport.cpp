@@ -339,6 +339,8 @@ LogicalResult writeModelFiles(ModuleOp module, const json::Value &plan,
         {"block", json::Array{contract::kCudaBlockSize, 1, 1}},
         {"archs", std::move(archs)},
         {"symbols", json::Array(cuda->symbols)}};
+    if (!cuda->cpuOnly.empty())
+      cudaKernels["cpu_only"] = json::Array(cuda->cpuOnly);
     if (!cuda->unsupported.empty())
       cudaKernels["ptx"] = "not generated: " + cuda->unsupported;
     else if (!cuda->assembler.empty())

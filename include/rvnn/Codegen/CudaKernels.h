@@ -48,6 +48,9 @@ struct CudaKernelsInfo {
   /// Why there is no CUDA code at all (f64 math without libdevice; `archs`
   /// and `symbols` are empty); empty when there is.
   std::string unsupported;
+  /// The library's entries that have no CUDA code (kernels with a row
+  /// reduction), sorted.
+  std::vector<std::string> cpuOnly;
 };
 
 /// Generates CUDA code for a kernels module (the nested `builtin.module`

@@ -1,14 +1,16 @@
 // rvnn_exec.dispatch: a call of a generated kernel (kernels.so, ABI
-// rvnn-memref-v2, rvnn/Runtime/KernelLibrary.h) through a
+// rvnn-memref-v3, rvnn/Runtime/KernelLibrary.h) through a
 // torch::autograd::Function whose backward is the kernel's compiler-derived
 // `_grad` entry point; or, under KernelMode::Reference and off the CPU, the
 // dispatch's body run with the reference handlers (ATen autograd backward).
 #include "Handlers.h"
 #include "rvnn/Runtime/KernelLibrary.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <iostream>
 #include <mutex>
+#include <sstream>
 
 #include <torch/autograd.h>
 
@@ -21,9 +23,9 @@ using torch::autograd::variable_list;
 using Dispatch = exec::DispatchOp;
 
 static_assert(sizeof(void *) == sizeof(int64_t),
-              "rvnn-memref-v2 descriptors are built as 64-bit words");
+              "rvnn-memref-v3 descriptors are built as 64-bit words");
 
-/// `tensor` as a kernel takes it (rvnn-memref-v2): as it is when its
+/// `tensor` as a kernel takes it (rvnn-memref-v3): as it is when its
 /// innermost dimension is contiguous, whatever its other strides (a slice,
 /// a broadcast row); a contiguous copy otherwise.
 Tensor kernelOperand(const Tensor &tensor) {
@@ -71,13 +73,14 @@ struct GeneratedKernelFunction
       args.push_back(kernelOperand(input));
     ctx->save_for_backward(args);
     ctx->saved_data["kernel"] = reinterpret_cast<intptr_t>(kernel);
+    const Tensor &like = kernelResultShape(args);
     variable_list results;
-    for (int64_t i = 0; i < numResults; ++i) {
-      results.push_back(at::empty(args[0].sizes(), args[0].options()));
-      args.push_back(results.back());
-    }
-    if (args[0].numel() > 0)
+    for (int64_t i = 0; i < numResults; ++i)
+      results.push_back(at::empty(like.sizes(), like.options()));
+    if (like.numel() > 0) {
+      args.insert(args.end(), results.begin(), results.end());
       callKernel(kernel->forward, args);
+    }
     return results;
   }
 
@@ -98,35 +101,62 @@ struct GeneratedKernelFunction
 std::vector<Tensor> generatedKernelGrads(const GeneratedKernel &kernel,
                                          const std::vector<Tensor> &inputs,
                                          const std::vector<Tensor> &grads) {
-  const Tensor &like = inputs.at(0);
+  const Tensor &like = kernelResultShape(inputs);
   std::vector<Tensor> args;
   for (const Tensor &input : inputs)
     args.push_back(kernelOperand(input));
   for (const Tensor &grad : grads)
     args.push_back(grad.defined() ? kernelOperand(grad)
                                   : at::zeros(like.sizes(), like.options()));
+  // Without rows the kernel does not run: a row operand's gradient (the
+  // only gradient with elements then) is zero.
+  const bool runs = like.numel() > 0;
   std::vector<Tensor> inputGrads;
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    inputGrads.push_back(at::empty(like.sizes(), like.options()));
+  for (const Tensor &input : inputs) {
+    inputGrads.push_back(runs ? at::empty(input.sizes(), input.options())
+                              : at::zeros(input.sizes(), input.options()));
     args.push_back(inputGrads.back());
   }
-  if (like.numel() > 0)
+  if (runs)
     callKernel(kernel.backward, args);
   return inputGrads;
 }
 
+namespace {
+
+/// "float [3, 128]", for errors.
+std::string describe(const Tensor &tensor) {
+  std::ostringstream os;
+  os << c10::toString(tensor.scalar_type()) << ' ' << tensor.sizes();
+  return os.str();
+}
+
+} // namespace
+
+const Tensor &kernelResultShape(const std::vector<Tensor> &inputs) {
+  return *std::max_element(
+      inputs.begin(), inputs.end(),
+      [](const Tensor &a, const Tensor &b) { return a.dim() < b.dim(); });
+}
+
 void checkKernelOperands(const PlanOp &op, const std::vector<Tensor> &inputs) {
-  const Tensor &first = inputs.front();
-  if (first.scalar_type() != torch::kFloat &&
-      first.scalar_type() != torch::kDouble)
+  const Tensor &like = kernelResultShape(inputs);
+  if (like.scalar_type() != torch::kFloat &&
+      like.scalar_type() != torch::kDouble)
     throw PlanError(op.where() + ": generated kernels take f32 or f64, got " +
-                    std::string(c10::toString(first.scalar_type())));
-  for (size_t i = 1; i < inputs.size(); ++i)
-    if (inputs[i].scalar_type() != first.scalar_type() ||
-        inputs[i].sizes() != first.sizes())
-      throw PlanError(op.where() + ": input #" + std::to_string(i) +
-                      " differs from input #0 in shape or dtype; a "
-                      "generated kernel takes one tensor type");
+                    std::string(c10::toString(like.scalar_type())));
+  auto isRowOperand = [&](const Tensor &input) {
+    return like.dim() >= 2 && input.dim() == 1 &&
+           input.size(0) == like.size(-1);
+  };
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (inputs[i].scalar_type() != like.scalar_type() ||
+        (inputs[i].sizes() != like.sizes() && !isRowOperand(inputs[i])))
+      throw PlanError(op.where() + ": input #" + std::to_string(i) + " " +
+                      describe(inputs[i]) + " is neither of the kernel's " +
+                      describe(like) +
+                      " nor a row operand of its last dim; a generated "
+                      "kernel takes one tensor type and row operands");
 }
 
 const GeneratedKernel *generatedKernelFor(Executor &executor,

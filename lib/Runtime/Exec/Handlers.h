@@ -90,17 +90,23 @@ std::vector<RuntimeValue> runCheckpointedLoop(Executor &executor,
 struct GeneratedKernel;
 
 /// The generated kernel a dispatch op runs: under KernelMode::Generated with
-/// CPU inputs, checked against the kernel ABI (one shape and float type);
-/// null when the dispatch runs its reference body instead. Throws PlanError
-/// when the kernel library was not loaded.
+/// CPU inputs, checked against the kernel ABI (checkKernelOperands); null
+/// when the dispatch runs its reference body instead. Throws PlanError when
+/// the kernel library was not loaded.
 const GeneratedKernel *
 generatedKernelFor(Executor &executor, const PlanOp &dispatchOp,
                    const std::vector<torch::Tensor> &inputs);
 
-/// The kernel ABI's requirement: every input one type T (f32 or f64), one
-/// shape, on the CPU.
+/// The kernel ABI's requirement: every input of one float type (f32 or f64)
+/// and of the results' shape, except row operands: 1-D inputs as long as the
+/// results' last dim when the results have two dims or more (a layer norm's
+/// gamma and beta). The results' shape is the first input of highest rank.
 void checkKernelOperands(const PlanOp &op,
                          const std::vector<torch::Tensor> &inputs);
+
+/// The input whose shape a kernel's results have (checkKernelOperands).
+const torch::Tensor &
+kernelResultShape(const std::vector<torch::Tensor> &inputs);
 
 /// A generated kernel's compiler-derived backward (`<kernel>_grad`): the
 /// gradient of every input from the inputs and one gradient per result

@@ -1,9 +1,10 @@
 """Checks the CUDA code of compiled-model directories (argv[1:]): every file
-the manifest lists has its SHA-256; kernels.cuda names the same entry
-symbols as the CPU library, every PTX file defines exactly those entries
+the manifest lists has its SHA-256; kernels.cuda names the entry symbols of
+the CPU library, less those it lists as cpu_only (kernels with a row
+reduction), every PTX file defines exactly those entries
 (`.visible .entry <symbol>(`) and calls nothing; every arch has a cubin when
---cubin is given. Prints one line per model; exits non-zero on the first
-mismatch."""
+--cubin is given. Prints one line per model (the number of CUDA kernels);
+exits non-zero on the first mismatch."""
 import hashlib
 import json
 import os
@@ -24,9 +25,12 @@ for directory in [a for a in sys.argv[1:] if a != "--cubin"]:
         roles[entry["path"]] = entry["role"]
     kernels = manifest["kernels"]
     cuda = kernels["cuda"]
-    symbols = sorted(kernels["symbols"])
-    if not symbols or sorted(cuda["symbols"]) != symbols:
-        fail(f"CUDA symbols {cuda['symbols']} != library symbols {symbols}")
+    library = sorted(kernels["symbols"])
+    symbols = sorted(cuda["symbols"])
+    cpu_only = sorted(cuda.get("cpu_only", []))
+    if not symbols or sorted(symbols + cpu_only) != library:
+        fail(f"CUDA symbols {symbols} + cpu_only {cpu_only} != library "
+             f"symbols {library}")
     if [a["arch"] for a in cuda["archs"]] != ["sm_80", "sm_90"]:
         fail(f"archs {cuda['archs']}")
     for arch in cuda["archs"]:

@@ -1,9 +1,9 @@
 // RUN: rvnn-opt %s -rvnn-exec-fuse-elementwise -split-input-file | FileCheck %s
 // RUN: rvnn-opt %s -rvnn-exec-fuse-elementwise=lone-gelu -split-input-file | FileCheck %s --check-prefix=LONE
 
-// A GRC cell's gating (three sigmoid gates, products, sum) becomes ONE
-// dispatch; the layer norm after it and the gate with a broadcast [N, 1]
-// mask stay outside.
+// A GRC cell's gating (three sigmoid gates, products, sum) and the layer
+// norm after it become ONE dispatch, gamma and beta its row operands; the
+// gate with a broadcast [N, 1] mask stays outside.
 // CHECK-LABEL: rvnn_exec.func @grc
 // CHECK-SAME: (%[[L:.*]]: tensor<?x128xf32>, %[[R:.*]]: tensor<?x128xf32>, %[[P:.*]]: tensor<?x512xf32>, %[[G:.*]]: tensor<128xf32>, %[[B:.*]]: tensor<128xf32>, %[[M:.*]]: tensor<?x1xf32>, %{{.*}}: index)
 // CHECK: %[[P0:.*]] = rvnn_exec.slice %[[P]]
@@ -11,8 +11,8 @@
 // CHECK: %[[P2:.*]] = rvnn_exec.slice %[[P]]
 // CHECK: %[[P3:.*]] = rvnn_exec.slice %[[P]]
 // CHECK-NOT: rvnn_exec.sigmoid
-// CHECK: %[[H:.*]] = rvnn_exec.dispatch "grc_k0"(%[[P0]], %[[P1]], %[[P2]], %[[L]], %[[R]], %[[P3]]) : (tensor<?x128xf32>, tensor<?x128xf32>, tensor<?x128xf32>, tensor<?x128xf32>, tensor<?x128xf32>, tensor<?x128xf32>) -> tensor<?x128xf32> {
-// CHECK-NEXT: ^bb0(%[[A0:.*]]: tensor<?x128xf32>, %[[A1:.*]]: tensor<?x128xf32>, %[[A2:.*]]: tensor<?x128xf32>, %[[A3:.*]]: tensor<?x128xf32>, %[[A4:.*]]: tensor<?x128xf32>, %[[A5:.*]]: tensor<?x128xf32>):
+// CHECK: %[[N:.*]] = rvnn_exec.dispatch "grc_k0"(%[[P0]], %[[P1]], %[[P2]], %[[L]], %[[R]], %[[P3]], %[[G]], %[[B]]) : (tensor<?x128xf32>, tensor<?x128xf32>, tensor<?x128xf32>, tensor<?x128xf32>, tensor<?x128xf32>, tensor<?x128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128xf32> {
+// CHECK-NEXT: ^bb0(%[[A0:.*]]: tensor<?x128xf32>, %[[A1:.*]]: tensor<?x128xf32>, %[[A2:.*]]: tensor<?x128xf32>, %[[A3:.*]]: tensor<?x128xf32>, %[[A4:.*]]: tensor<?x128xf32>, %[[A5:.*]]: tensor<?x128xf32>, %[[AG:.*]]: tensor<128xf32>, %[[AB:.*]]: tensor<128xf32>):
 // CHECK-NEXT: %[[S0:.*]] = rvnn_exec.sigmoid %[[A0]]
 // CHECK-NEXT: %[[S1:.*]] = rvnn_exec.sigmoid %[[A1]]
 // CHECK-NEXT: %[[S2:.*]] = rvnn_exec.sigmoid %[[A2]]
@@ -21,9 +21,9 @@
 // CHECK-NEXT: %[[M2:.*]] = rvnn_exec.elementwise <mul> %[[S2]], %[[A5]]
 // CHECK-NEXT: %[[S:.*]] = rvnn_exec.elementwise <add> %[[M0]], %[[M1]]
 // CHECK-NEXT: %[[T:.*]] = rvnn_exec.elementwise <add> %[[S]], %[[M2]]
-// CHECK-NEXT: rvnn_exec.yield %[[T]] : tensor<?x128xf32>
+// CHECK-NEXT: %[[H:.*]] = rvnn_exec.layer_norm %[[T]], %[[AG]], %[[AB]]
+// CHECK-NEXT: rvnn_exec.yield %[[H]] : tensor<?x128xf32>
 // CHECK-NEXT: }
-// CHECK-NEXT: %[[N:.*]] = rvnn_exec.layer_norm %[[H]], %[[G]], %[[B]]
 // CHECK-NEXT: %[[O:.*]] = rvnn_exec.gate %[[M]], %[[N]], %[[L]]
 // CHECK-NEXT: rvnn_exec.return %[[O]]
 rvnn_exec.func @grc(%l: tensor<?x128xf32>, %r: tensor<?x128xf32>,
@@ -77,15 +77,38 @@ rvnn_exec.func @cut(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>,
 
 // -----
 
-// The exp's result is needed by the layer norm before the add: fusing
-// exp+add would move the exp after its user. Nothing is fused.
+// The exp's result is needed by the gemm before the add: fusing exp+add
+// would move the exp after its user. Nothing is fused.
 // CHECK-LABEL: rvnn_exec.func @early_use
 // CHECK-NOT: rvnn_exec.dispatch
 // CHECK: %[[E:.*]] = rvnn_exec.elementwise <exp>
-// CHECK-NEXT: %[[N:.*]] = rvnn_exec.layer_norm %[[E]]
-// CHECK-NEXT: rvnn_exec.elementwise <add> %[[E]], %[[N]]
-rvnn_exec.func @early_use(%x: tensor<4x8xf32>, %g: tensor<8xf32>,
-                          %b: tensor<8xf32>) -> tensor<4x8xf32> {
+// CHECK-NEXT: %[[P:.*]] = rvnn_exec.gemm %[[E]]
+// CHECK-NEXT: rvnn_exec.elementwise <add> %[[E]], %[[P]]
+rvnn_exec.func @early_use(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>)
+    -> tensor<4x8xf32> {
+  %e = rvnn_exec.elementwise <exp> %x : tensor<4x8xf32>
+  %p = rvnn_exec.gemm %e, %w : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
+  %a = rvnn_exec.elementwise <add> %e, %p : tensor<4x8xf32>
+  rvnn_exec.return %a : tensor<4x8xf32>
+}
+
+// -----
+
+// A layer norm joins the elementwise ops around it (a row reduction in the
+// kernel): exp, the norm and the residual add are one dispatch, with the
+// norm's gamma and beta as row operands; the exp, used before and after
+// the norm, stays a member.
+// CHECK-LABEL: rvnn_exec.func @norm_between
+// CHECK-SAME: (%[[X:.*]]: tensor<4x8xf32>, %[[G:.*]]: tensor<8xf32>, %[[B:.*]]: tensor<8xf32>)
+// CHECK-NEXT: %[[D:.*]] = rvnn_exec.dispatch "norm_between_k0"(%[[X]], %[[G]], %[[B]]) : (tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<4x8xf32> {
+// CHECK-NEXT: ^bb0(%[[AX:.*]]: tensor<4x8xf32>, %[[AG:.*]]: tensor<8xf32>, %[[AB:.*]]: tensor<8xf32>):
+// CHECK-NEXT: %[[E:.*]] = rvnn_exec.elementwise <exp> %[[AX]]
+// CHECK-NEXT: %[[N:.*]] = rvnn_exec.layer_norm %[[E]], %[[AG]], %[[AB]]
+// CHECK-NEXT: %[[A:.*]] = rvnn_exec.elementwise <add> %[[E]], %[[N]]
+// CHECK-NEXT: rvnn_exec.yield %[[A]]
+// CHECK: rvnn_exec.return %[[D]]
+rvnn_exec.func @norm_between(%x: tensor<4x8xf32>, %g: tensor<8xf32>,
+                             %b: tensor<8xf32>) -> tensor<4x8xf32> {
   %e = rvnn_exec.elementwise <exp> %x : tensor<4x8xf32>
   %n = rvnn_exec.layer_norm %e, %g, %b : (tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
   %a = rvnn_exec.elementwise <add> %e, %n : tensor<4x8xf32>
@@ -93,6 +116,42 @@ rvnn_exec.func @early_use(%x: tensor<4x8xf32>, %g: tensor<8xf32>,
 }
 
 // -----
+
+// A kernel holds one row reduction: a chain through two layer norms is cut
+// before the second; a lone layer norm (here the second, whose user is not
+// fusable) is no dispatch.
+// CHECK-LABEL: rvnn_exec.func @two_norms
+// CHECK: %[[D:.*]] = rvnn_exec.dispatch "two_norms_k0"
+// CHECK: rvnn_exec.elementwise <tanh>
+// CHECK-NEXT: rvnn_exec.layer_norm
+// CHECK-NEXT: rvnn_exec.yield
+// CHECK: %[[N:.*]] = rvnn_exec.layer_norm %[[D]]
+// CHECK-NEXT: rvnn_exec.compare <ogt> %[[N]]
+rvnn_exec.func @two_norms(%x: tensor<4x8xf32>, %g: tensor<8xf32>,
+                          %b: tensor<8xf32>) -> tensor<4x8xi1> {
+  %t = rvnn_exec.elementwise <tanh> %x : tensor<4x8xf32>
+  %n0 = rvnn_exec.layer_norm %t, %g, %b : (tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  %n1 = rvnn_exec.layer_norm %n0, %g, %b : (tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+  %c = rvnn_exec.compare <ogt> %n1, %n1 : tensor<4x8xf32> -> tensor<4x8xi1>
+  rvnn_exec.return %c : tensor<4x8xi1>
+}
+
+// -----
+
+// A rank-1 layer norm (its gamma would have the same type as its input) is
+// not fused.
+// CHECK-LABEL: rvnn_exec.func @vector_norm
+// CHECK: rvnn_exec.dispatch "vector_norm_k0"
+// CHECK-NOT: rvnn_exec.layer_norm
+// CHECK: rvnn_exec.yield
+// CHECK: rvnn_exec.layer_norm
+rvnn_exec.func @vector_norm(%x: tensor<8xf32>, %g: tensor<8xf32>,
+                            %b: tensor<8xf32>) -> tensor<8xf32> {
+  %t = rvnn_exec.elementwise <tanh> %x : tensor<8xf32>
+  %e = rvnn_exec.elementwise <exp> %t : tensor<8xf32>
+  %n = rvnn_exec.layer_norm %e, %g, %b : (tensor<8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+  rvnn_exec.return %n : tensor<8xf32>
+}
 
 // A use inside a later op's region counts at that op: the recurse between
 // the sigmoid and the mul reads the sigmoid, so they are not fused.

@@ -206,14 +206,75 @@ rvnn_exec.func @none(%a: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// Only elementwise maps over one type have a generated kernel.
+// A layer norm among elementwise ops (gamma and beta row operands along
+// the last dim): the kernel materialises the norm's input, sums each row in
+// 8 lanes ([?, 8] split as [?, 1, 8]), keeps mean and rstd per row, then
+// evaluates the whole body in one generic into the destination.
+// CHECK-LABEL: rvnn_exec.func @norm
+// CHECK-LABEL: func.func @norm_k0(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<?x8xf32>, %[[G:[^:]*]]: tensor<8xf32>, %[[B:[^:]*]]: tensor<8xf32>, %[[OUT:[^:]*]]: tensor<?x8xf32>) -> tensor<?x8xf32>
+// CHECK: %[[PRE:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} ins(%[[X]], %[[G]], %[[B]] :
+// CHECK: math.tanh
+// CHECK: tensor.expand_shape %[[PRE]] {{\[}}[0], [1, 2]]
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// CHECK: %[[MEAN:.*]] = linalg.generic {{.*}} iterator_types = ["parallel"]} ins(%[[SUM]] : tensor<?xf32>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]
+// CHECK: arith.subf
+// CHECK: %[[SQ:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// CHECK: %[[RSTD:.*]] = linalg.generic {{.*}} iterator_types = ["parallel"]} ins(%[[SQ]] : tensor<?xf32>)
+// CHECK: math.sqrt
+// CHECK: %[[Y:.*]] = linalg.generic {{.*}} ins(%[[X]], %[[G]], %[[B]], %[[PRE]], %[[MEAN]], %[[RSTD]] : {{.*}}) outs(%[[OUT]] : tensor<?x8xf32>)
+// CHECK: return %[[Y]]
+// The backward: dŷ, then per row Σ dŷ·γ and Σ dŷ·γ·x̂ (two lane sums), the
+// row operands' cotangents as column sums, then reverse mode into the full
+// cotangents; the results in input order.
+// CHECK-LABEL: func.func @norm_k0_grad(
+// CHECK-SAME: %[[DX:[^:]*]]: tensor<?x8xf32>, %[[DG:[^:]*]]: tensor<8xf32>, %[[DB:[^:]*]]: tensor<8xf32>) -> (tensor<?x8xf32>, tensor<8xf32>, tensor<8xf32>)
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]{{.*}} outs({{.*}} : tensor<?x8xf32>, tensor<?x8xf32>)
+// CHECK: %[[FG:.*]] = linalg.fill {{.*}} outs(%[[DG]] : tensor<8xf32>)
+// CHECK: %[[FB:.*]] = linalg.fill {{.*}} outs(%[[DB]] : tensor<8xf32>)
+// CHECK: %[[COLS:.*]]:2 = linalg.generic {{.*}} iterator_types = ["reduction", "parallel"]{{.*}} outs(%[[FG]], %[[FB]] :
+// CHECK: %[[FULL:.*]] = linalg.generic {{.*}} outs(%[[DX]] : tensor<?x8xf32>)
+// CHECK-NOT: math.sqrt
+// CHECK: return %[[FULL]], %[[COLS]]#0, %[[COLS]]#1
+rvnn_exec.func @norm(%a: tensor<?x8xf32>, %g: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<?x8xf32> {
+  %r = rvnn_exec.dispatch "norm_k0" (%a, %g, %b)
+      : (tensor<?x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<?x8xf32> {
+  ^bb0(%x: tensor<?x8xf32>, %gamma: tensor<8xf32>, %beta: tensor<8xf32>):
+    %t = rvnn_exec.elementwise <tanh> %x : tensor<?x8xf32>
+    %n = rvnn_exec.layer_norm %t, %gamma, %beta : (tensor<?x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<?x8xf32>
+    %s = rvnn_exec.elementwise <add> %x, %n : tensor<?x8xf32>
+    rvnn_exec.yield %s : tensor<?x8xf32>
+  }
+  rvnn_exec.return %r : tensor<?x8xf32>
+}
+
+// -----
+
+// Row operands are a layer norm's gamma and beta, nothing else.
 rvnn_exec.func @unsupported(%a: tensor<4x8xf32>, %g: tensor<8xf32>) -> tensor<4x8xf32> {
-  // expected-error @+1 {{'rvnn_exec.dispatch' op cannot generate kernel 'unsupported_k0': inputs and results must have one type}}
-  %r = rvnn_exec.dispatch "unsupported_k0" (%a, %g, %g)
-      : (tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<4x8xf32> {
-  ^bb0(%x: tensor<4x8xf32>, %gamma: tensor<8xf32>, %beta: tensor<8xf32>):
-    %n = rvnn_exec.layer_norm %x, %gamma, %beta : (tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
-    rvnn_exec.yield %n : tensor<4x8xf32>
+  // expected-error @+1 {{'rvnn_exec.dispatch' op cannot generate kernel 'unsupported_k0': inputs must have the results' type, or be the gamma or beta of its layer norm}}
+  %r = rvnn_exec.dispatch "unsupported_k0" (%a, %g)
+      : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32> {
+  ^bb0(%x: tensor<4x8xf32>, %gamma: tensor<8xf32>):
+    %t = rvnn_exec.elementwise <tanh> %x : tensor<4x8xf32>
+    rvnn_exec.yield %t : tensor<4x8xf32>
+  }
+  rvnn_exec.return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// One row reduction per kernel.
+rvnn_exec.func @two_norms(%a: tensor<4x8xf32>, %g: tensor<8xf32>) -> tensor<4x8xf32> {
+  // expected-error @+1 {{'rvnn_exec.dispatch' op cannot generate kernel 'two_norms_k0': it holds more than one layer norm}}
+  %r = rvnn_exec.dispatch "two_norms_k0" (%a, %g)
+      : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32> {
+  ^bb0(%x: tensor<4x8xf32>, %gamma: tensor<8xf32>):
+    %n = rvnn_exec.layer_norm %x, %gamma, %gamma : (tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+    %m = rvnn_exec.layer_norm %n, %gamma, %gamma : (tensor<4x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<4x8xf32>
+    rvnn_exec.yield %m : tensor<4x8xf32>
   }
   rvnn_exec.return %r : tensor<4x8xf32>
 }

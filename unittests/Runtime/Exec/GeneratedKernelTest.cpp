@@ -1,4 +1,4 @@
-// Generated kernels (kernels.so, rvnn-memref-v2) against the reference
+// Generated kernels (kernels.so, rvnn-memref-v3) against the reference
 // bodies of their dispatches: small f64 and f32 models compiled with the
 // compiler facade into a temporary directory, run with KernelMode::Generated
 // and KernelMode::Reference. Forward results, backward (the kernels'
@@ -94,22 +94,29 @@ public:
 [[maybe_unused]] testing::Environment *const cleanup =
     testing::AddGlobalTestEnvironment(new ScratchCleanup);
 
-/// Compiles kModel for `dtype` once per process; returns the model directory.
-const std::string &compiled(const std::string &dtype) {
+/// Compiles `source` once per process under `name`; returns the model
+/// directory.
+const std::string &compiledSource(const std::string &name,
+                                  const std::string &source) {
   static std::map<std::string, std::string> models;
-  auto it = models.find(dtype);
+  auto it = models.find(name);
   if (it != models.end())
     return it->second;
-  fs::path dir = scratch() / dtype;
+  fs::path dir = scratch() / name;
   fs::remove_all(dir);
   fs::create_directories(dir);
-  writeAll(dir / "model.mlir",
-           std::regex_replace(kModel, std::regex("TYPE"), dtype));
+  writeAll(dir / "model.mlir", source);
   std::string model = (dir / "model").string();
   bool ok =
       rvnn::compiler::compileModel({(dir / "model.mlir").string(), "", model});
-  EXPECT_TRUE(ok) << "compiling the " << dtype << " test model failed";
-  return models[dtype] = model;
+  EXPECT_TRUE(ok) << "compiling the test model " << name << " failed";
+  return models[name] = model;
+}
+
+/// kModel for `dtype`.
+const std::string &compiled(const std::string &dtype) {
+  return compiledSource(dtype,
+                        std::regex_replace(kModel, std::regex("TYPE"), dtype));
 }
 
 /// A copy of a compiled model that a test may break.
@@ -243,7 +250,7 @@ TEST_P(GeneratedKernelTest, BackwardMatchesReferenceAutograd) {
 }
 
 /// The kernels take operands whose rows are strided as they are
-/// (rvnn-memref-v2): a column window of a wider tensor, a row broadcast
+/// (rvnn-memref-v3): a column window of a wider tensor, a row broadcast
 /// (row stride 0), and a transposed tensor (innermost stride not 1, copied
 /// first) give what their contiguous copies give, forward and backward.
 TEST_P(GeneratedKernelTest, StridedOperandsMatchContiguousOnes) {
@@ -502,5 +509,121 @@ TEST(GeneratedKernels, ReferenceModeNeedsNoLibrary) {
   EXPECT_EQ(run(plan, KernelMode::Reference, in.floats, in.halt).size(), 4u);
   EXPECT_THROW(run(plan, KernelMode::Generated, in.floats, in.halt), PlanError);
 }
+
+/// A layer norm between elementwise chains: one dispatch whose kernel holds
+/// a row reduction, gamma and beta its row operands; %b is read before and
+/// after the norm. WIDTH, the normalised dim: 16 takes the kernels' 8-lane
+/// row sums, 5 the plain ones.
+constexpr const char *kNormModel = R"mlir(
+func.func @forward(%a: tensor<?xWIDTHxTYPE>, %b: tensor<?xWIDTHxTYPE>,
+                   %g: tensor<WIDTHxTYPE>, %be: tensor<WIDTHxTYPE>)
+    -> tensor<?xWIDTHxTYPE> {
+  %s = rvnn.sigmoid %a : tensor<?xWIDTHxTYPE>
+  %p = arith.mulf %s, %b : tensor<?xWIDTHxTYPE>
+  %q = arith.addf %p, %a : tensor<?xWIDTHxTYPE>
+  %n = rvnn.layer_norm %q, %g, %be
+      : (tensor<?xWIDTHxTYPE>, tensor<WIDTHxTYPE>, tensor<WIDTHxTYPE>)
+      -> tensor<?xWIDTHxTYPE>
+  %t = math.tanh %n : tensor<?xWIDTHxTYPE>
+  %y = arith.mulf %t, %b : tensor<?xWIDTHxTYPE>
+  return %y : tensor<?xWIDTHxTYPE>
+}
+)mlir";
+
+/// (dtype, width) of a RowNormKernelTest.
+using NormCase = std::tuple<std::string, int64_t>;
+
+class RowNormKernelTest : public testing::TestWithParam<NormCase> {
+protected:
+  const std::string &dtypeName() const { return std::get<0>(GetParam()); }
+  int64_t width() const { return std::get<1>(GetParam()); }
+  torch::ScalarType dtype() const {
+    return dtypeName() == "f64" ? torch::kDouble : torch::kFloat;
+  }
+  double tolerance() const { return dtypeName() == "f64" ? 1e-10 : 2e-5; }
+
+  Plan plan() const {
+    std::string source =
+        std::regex_replace(kNormModel, std::regex("TYPE"), dtypeName());
+    source = std::regex_replace(source, std::regex("WIDTH"),
+                                std::to_string(width()));
+    return loadPlan(compiledSource(
+        "norm-" + dtypeName() + "-" + std::to_string(width()), source));
+  }
+  /// a, b [7, width], gamma and beta [width], fixed.
+  std::vector<Tensor> inputs() const {
+    using rvnn::runtime::ops::testing::uniformDoubles;
+    return {uniformDoubles({7, width()}, -2.0, 2.0, 21).to(dtype()),
+            uniformDoubles({7, width()}, -2.0, 2.0, 22).to(dtype()),
+            uniformDoubles({width()}, 0.5, 1.5, 23).to(dtype()),
+            uniformDoubles({width()}, -0.5, 0.5, 24).to(dtype())};
+  }
+  static Tensor run(const Plan &plan, KernelMode mode,
+                    const std::vector<Tensor> &inputs) {
+    ExecutionContext context;
+    context.kernelMode = mode;
+    Executor executor(
+        plan, [](const std::string &) { return Tensor(); }, context);
+    std::vector<RuntimeValue> args(inputs.begin(), inputs.end());
+    return std::get<Tensor>(executor.call("forward", args).at(0));
+  }
+};
+
+TEST_P(RowNormKernelTest, OneDispatchHoldsTheNorm) {
+  Plan plan = this->plan();
+  ASSERT_EQ(plan.dispatchKernels.size(), 1u);
+  ASSERT_TRUE(plan.kernels);
+  const GeneratedKernel &kernel =
+      plan.kernels->kernel(*plan.dispatchKernels.begin());
+  EXPECT_NE(kernel.forward, nullptr);
+  EXPECT_NE(kernel.backward, nullptr);
+}
+
+TEST_P(RowNormKernelTest, ForwardMatchesReference) {
+  Plan plan = this->plan();
+  std::vector<Tensor> in = inputs();
+  EXPECT_LE(maxRelativeError(run(plan, KernelMode::Generated, in),
+                             run(plan, KernelMode::Reference, in)),
+            tolerance());
+}
+
+TEST_P(RowNormKernelTest, BackwardMatchesReferenceAutograd) {
+  Plan plan = this->plan();
+  auto gradients = [&](KernelMode mode) {
+    std::vector<Tensor> leaves;
+    for (const Tensor &x : inputs())
+      leaves.push_back(x.clone().requires_grad_(true));
+    Tensor y = run(plan, mode, leaves);
+    Tensor weights =
+        torch::arange(1, y.numel() + 1, y.options()).sin().view(y.sizes());
+    return torch::autograd::grad({(y * weights).sum()}, leaves);
+  };
+  std::vector<Tensor> generated = gradients(KernelMode::Generated);
+  std::vector<Tensor> reference = gradients(KernelMode::Reference);
+  for (size_t i = 0; i < generated.size(); ++i) {
+    EXPECT_EQ(generated[i].sizes(), reference[i].sizes()) << "input #" << i;
+    EXPECT_LE(maxRelativeError(generated[i], reference[i]), tolerance())
+        << "gradient of input #" << i;
+  }
+}
+
+TEST_P(RowNormKernelTest, BackwardMatchesFiniteDifferences) {
+  if (dtype() != torch::kDouble)
+    GTEST_SKIP() << "finite differences in float64 only";
+  Plan plan = this->plan();
+  rvnn::runtime::ops::testing::expectGradientsMatchFiniteDifferences(
+      [&](const std::vector<Tensor> &xs) {
+        return run(plan, KernelMode::Generated, xs);
+      },
+      inputs());
+}
+
+INSTANTIATE_TEST_SUITE_P(DtypesAndWidths, RowNormKernelTest,
+                         testing::Combine(testing::Values("f64", "f32"),
+                                          testing::Values(16, 5)),
+                         [](const auto &info) {
+                           return std::get<0>(info.param) + "_width" +
+                                  std::to_string(std::get<1>(info.param));
+                         });
 
 } // namespace

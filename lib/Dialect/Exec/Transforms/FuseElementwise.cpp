@@ -1,9 +1,11 @@
 //===- FuseElementwise.cpp - Group elementwise chains into dispatches -----===//
 //
 // rvnn-exec-fuse-elementwise: within each block, fusable elementwise ops
-// (ScalarRules.h) of one tensor type that feed each other form groups; each
-// group of two or more ops (or a lone gelu) whose results are not needed
-// before its last op becomes one rvnn_exec.dispatch at the last op's place.
+// (ScalarRules.h) of one tensor type that feed each other form groups, with
+// at most one layer norm of that type (a row reduction: its gamma and beta
+// become the kernel's row operands); each group of two or more ops (or a
+// lone gelu) whose results are not needed before its last op becomes one
+// rvnn_exec.dispatch at the last op's place.
 //
 //===----------------------------------------------------------------------===//
 
@@ -44,7 +46,7 @@ public:
   void run(SmallVectorImpl<DispatchOp> &created) {
     Group fusable;
     for (Operation &op : block)
-      if (getFusableType(&op))
+      if (getKernelMemberType(&op))
         fusable.push_back(&op);
 
     SmallVector<Group> worklist = components(fusable);
@@ -54,13 +56,15 @@ public:
       Group group = worklist.pop_back_val();
       if (group.size() < 2 && !worthAKernelAlone(group.front()))
         continue;
-      std::optional<size_t> cut = firstEarlyUse(group);
+      std::optional<size_t> cut = secondRowNorm(group);
+      if (!cut)
+        cut = firstEarlyUse(group);
       if (!cut) {
         accepted.push_back(std::move(group));
         continue;
       }
-      Group prefix(group.begin(), group.begin() + *cut + 1);
-      Group suffix(group.begin() + *cut + 1, group.end());
+      Group prefix(group.begin(), group.begin() + *cut);
+      Group suffix(group.begin() + *cut, group.end());
       for (ArrayRef<Operation *> part : {ArrayRef(prefix), ArrayRef(suffix)})
         for (Group &component : components(part))
           worklist.push_back(std::move(component));
@@ -91,7 +95,7 @@ private:
       for (Value operand : op->getOperands()) {
         Operation *producer = operand.getDefiningOp();
         if (producer && members.contains(producer) &&
-            getFusableType(producer) == getFusableType(op))
+            getKernelMemberType(producer) == getKernelMemberType(op))
           classes.unionSets(producer, op);
       }
     }
@@ -107,9 +111,24 @@ private:
     return groups;
   }
 
-  /// The index of the first member whose result is used outside the group
-  /// before the group's last op (where the dispatch goes), if any. Inputs
-  /// need no check: a member's operands are defined before the member.
+  /// The index of the group's second layer norm, if any: a kernel holds at
+  /// most one row reduction (the parts are cut before it).
+  static std::optional<size_t> secondRowNorm(ArrayRef<Operation *> group) {
+    bool seen = false;
+    for (auto [index, op] : llvm::enumerate(group)) {
+      if (!getFusableRowNormType(op))
+        continue;
+      if (seen)
+        return index;
+      seen = true;
+    }
+    return std::nullopt;
+  }
+
+  /// One past the first member whose result is used outside the group
+  /// before the group's last op (where the dispatch goes), if any: the cut
+  /// point. Inputs need no check: a member's operands are defined before the
+  /// member.
   std::optional<size_t> firstEarlyUse(ArrayRef<Operation *> group) {
     llvm::SmallPtrSet<Operation *, 16> members(group.begin(), group.end());
     unsigned end = position[group.back()];
@@ -119,7 +138,7 @@ private:
           continue;
         Operation *ancestor = block.findAncestorOpInBlock(*user);
         if (!ancestor || position[ancestor] < end)
-          return index;
+          return index + 1;
       }
     return std::nullopt;
   }

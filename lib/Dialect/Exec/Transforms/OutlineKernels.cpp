@@ -7,12 +7,15 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "KernelScalars.h"
+#include "RowNormKernel.h"
 #include "ScalarRules.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OperationSupport.h"
 #include "rvnn/Dialect/Exec/ExecContract.h"
@@ -34,43 +37,51 @@ namespace {
 
 constexpr StringLiteral kKernelsModuleName = "rvnn_kernels";
 
-/// The one tensor type of a dispatch the kernel generator supports (every
-/// input, result and body value of type T, body ops fusable), or an error
-/// at the dispatch.
-FailureOr<RankedTensorType> getKernelType(DispatchOp dispatch) {
+/// The dispatch's kernel signature (RowNormKernel.h), or an error at the
+/// dispatch: results of one ranked type `T` (f32 or f64), inputs of type `T`
+/// or row operands of the body's layer norm, body ops fusable over `T` with
+/// at most one layer norm.
+FailureOr<KernelSignature> getKernelSignature(DispatchOp dispatch) {
   auto fail = [&](const Twine &why) {
     dispatch.emitOpError("cannot generate kernel '")
         << dispatch.getKernel() << "': " << why;
     return failure();
   };
-  SmallVector<Type> types(dispatch.getInputs().getTypes());
-  llvm::append_range(types, dispatch.getResultTypes());
   if (dispatch.getInputs().empty() || dispatch.getResults().empty())
     return fail("it needs at least one input and one result");
-  auto type = cast<RankedTensorType>(types.front());
+  KernelSignature signature;
+  signature.type = cast<RankedTensorType>(dispatch.getResultTypes().front());
+  RankedTensorType type = signature.type;
   if (!isa<Float32Type, Float64Type>(type.getElementType()))
     return fail("elements must be f32 or f64");
-  if (!llvm::all_of(types, [&](Type other) { return other == type; }))
-    return fail("inputs and results must have one type");
-  for (Operation &op : dispatch.getBody().front().without_terminator())
-    if (getFusableType(&op) != type)
-      return fail("'" + op.getName().getStringRef() +
-                  "' is not an elementwise op of the dispatch's type");
-  return type;
-}
-
-/// Emits the scalar forward of the dispatch body at `b`, the body's block
-/// arguments standing for `inputs`; records every body value's scalar.
-void emitForwardScalars(OpBuilder &b, Location loc, Block &body,
-                        ValueRange inputs, DenseMap<Value, Value> &scalar) {
-  for (auto [argument, input] : llvm::zip_equal(body.getArguments(), inputs))
-    scalar[argument] = input;
+  if (!llvm::all_of(dispatch.getResultTypes(),
+                    [&](Type other) { return other == type; }))
+    return fail("results must have one type");
+  Block &body = dispatch.getBody().front();
   for (Operation &op : body.without_terminator()) {
-    SmallVector<Value> operands;
-    for (Value operand : op.getOperands())
-      operands.push_back(scalar.lookup(operand));
-    scalar[op.getResult(0)] = emitScalarForward(b, loc, &op, operands);
+    if (getFusableType(&op) == type)
+      continue;
+    if (getFusableRowNormType(&op) == type) {
+      if (signature.rowNorm)
+        return fail("it holds more than one layer norm");
+      signature.rowNorm = &op;
+      continue;
+    }
+    return fail("'" + op.getName().getStringRef() +
+                "' is not an elementwise op of the dispatch's type");
   }
+  auto isRowOperandUse = [&](OpOperand &use) {
+    return use.getOwner() == signature.rowNorm && use.getOperandNumber() > 0;
+  };
+  for (BlockArgument argument : body.getArguments()) {
+    bool row = argument.getType() != type;
+    if (row && (argument.use_empty() ||
+                !llvm::all_of(argument.getUses(), isRowOperandUse)))
+      return fail("inputs must have the results' type, or be the gamma or "
+                  "beta of its layer norm");
+    signature.rowInputs.push_back(row);
+  }
+  return signature;
 }
 
 /// func.func @name(ins..., outs...) -> (outs' types) holding one
@@ -122,45 +133,11 @@ void emitBackward(OpBuilder &b, DispatchOp dispatch, RankedTensorType type,
     DenseMap<Value, Value> scalar;
     emitForwardScalars(gb, loc, body, args.take_front(numInputs), scalar);
 
-    // Adjoints of body values, accumulated per use.
     DenseMap<Value, Value> adjoint;
-    auto accumulate = [&](Value value, Value contribution) {
-      Value &sum = adjoint[value];
-      sum = sum ? gb.create<arith::AddFOp>(loc, sum, contribution).getResult()
-                : contribution;
-    };
-    ValueRange dy = args.slice(numInputs, numResults);
-    for (auto [result, seed] :
-         llvm::zip_equal(body.getTerminator()->getOperands(), dy))
-      accumulate(result, seed);
-    for (Operation &op : llvm::reverse(body.without_terminator())) {
-      Value dResult = adjoint.lookup(op.getResult(0));
-      if (!dResult)
-        continue; // On no path to a result.
-      SmallVector<Value> operands;
-      for (Value operand : op.getOperands())
-        operands.push_back(scalar.lookup(operand));
-      SmallVector<Value> contributions = emitScalarAdjoints(
-          gb, loc, &op, operands, scalar.lookup(op.getResult(0)), dResult);
-      for (auto [operand, contribution] :
-           llvm::zip_equal(op.getOperands(), contributions))
-        accumulate(operand, contribution);
-    }
-
-    // Inputs on no path to a result get 0.
-    Type element = type.getElementType();
-    Value zero;
-    SmallVector<Value> dx;
-    for (BlockArgument argument : body.getArguments()) {
-      Value d = adjoint.lookup(argument);
-      if (!d) {
-        if (!zero)
-          zero = gb.create<arith::ConstantOp>(loc, element,
-                                              gb.getFloatAttr(element, 0.0));
-        d = zero;
-      }
-      dx.push_back(d);
-    }
+    emitReverseSweep(gb, loc, body, args.slice(numInputs, numResults), scalar,
+                     adjoint);
+    SmallVector<Value> dx = argumentAdjoints(
+        gb, loc, body, llvm::to_vector(llvm::seq(0u, numInputs)), adjoint);
     gb.create<linalg::YieldOp>(loc, dx);
   };
   emitKernelFunction(b, dispatch.getLoc(), name, type, numInputs + numResults,
@@ -207,8 +184,8 @@ struct OutlineKernelsPass
         }
         continue;
       }
-      FailureOr<RankedTensorType> type = getKernelType(dispatch);
-      if (mlir::failed(type)) {
+      FailureOr<KernelSignature> signature = getKernelSignature(dispatch);
+      if (mlir::failed(signature)) {
         failed = true;
         continue;
       }
@@ -220,8 +197,13 @@ struct OutlineKernelsPass
         failed = true;
         continue;
       }
-      emitForward(builder, dispatch, *type);
-      emitBackward(builder, dispatch, *type, gradName);
+      if (signature->rowNorm) {
+        emitRowNormKernel(builder, dispatch, *signature);
+        emitRowNormKernelGrad(builder, dispatch, *signature, gradName);
+        continue;
+      }
+      emitForward(builder, dispatch, signature->type);
+      emitBackward(builder, dispatch, signature->type, gradName);
     }
     if (failed)
       signalPassFailure();

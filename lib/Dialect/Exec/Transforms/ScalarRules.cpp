@@ -326,6 +326,30 @@ RankedTensorType rvnn::exec::getFusableType(Operation *op) {
   return type;
 }
 
+RankedTensorType rvnn::exec::getFusableRowNormType(Operation *op) {
+  auto norm = dyn_cast<LayerNormOp>(op);
+  if (!norm)
+    return {};
+  auto type = dyn_cast<RankedTensorType>(norm.getType());
+  if (!type || type.getRank() < 2 || norm.getInput().getType() != type ||
+      !isa<Float32Type, Float64Type>(type.getElementType()))
+    return {};
+  auto isRow = [&](Value operand) {
+    auto row = dyn_cast<RankedTensorType>(operand.getType());
+    return row && row.getRank() == 1 &&
+           row.getElementType() == type.getElementType() &&
+           row.getDimSize(0) == type.getShape().back();
+  };
+  return isRow(norm.getGamma()) && isRow(norm.getBeta()) ? type
+                                                         : RankedTensorType();
+}
+
+RankedTensorType rvnn::exec::getKernelMemberType(Operation *op) {
+  if (RankedTensorType type = getFusableType(op))
+    return type;
+  return getFusableRowNormType(op);
+}
+
 Value rvnn::exec::emitScalarForward(OpBuilder &b, Location loc, Operation *op,
                                     ValueRange operands) {
   Scalar s{b, loc, operands.front().getType()};

@@ -23,6 +23,16 @@ namespace mlir::rvnn::exec {
 /// Null for every other op.
 RankedTensorType getFusableType(Operation *op);
 
+/// The type `T` of a `layer_norm` a dispatch can fuse as a row reduction:
+/// input and result of type `T` (f32 or f64, rank >= 2, normalised over the
+/// last dim), `gamma` and `beta` rank-1 tensors of `T`'s element type and
+/// last dim (a kernel's row operands). Null for every other op.
+RankedTensorType getFusableRowNormType(Operation *op);
+
+/// getFusableType or getFusableRowNormType: the type by which
+/// rvnn-exec-fuse-elementwise groups `op` with its producers and users.
+RankedTensorType getKernelMemberType(Operation *op);
+
 /// Emits, at `b`'s insertion point, the element-level computation of the
 /// fusable op `op` on the scalars `operands` (one per operand of `op`, of
 /// `op`'s element type) and returns the result scalar.

@@ -61,6 +61,11 @@ def RvnnExecFuseElementwise
     `or`), `sigmoid`, `gelu`, `relu` and `gate`, each only when all its
     operands and its result have one ranked tensor type `T` with `f32` or
     `f64` elements: the kernel is then an N-ary map over same-shaped tensors.
+    A `layer_norm` whose input and result have such a type `T` of rank >= 2
+    and whose `gamma` and `beta` are 1-D of `T`'s last dim joins too, as a
+    row reduction: its gamma and beta become the kernel's row operands. A
+    group holds at most one layer norm (a chain through two is cut before
+    the second).
 
     Within one block (never across regions; recurse and balanced_reduce
     bodies are blocks of their own), a fusable op and a fusable producer of
@@ -113,11 +118,11 @@ def RvnnExecOutlineKernels
   let summary = "Write the kernel IR (and its backward) of every dispatch";
   let description = [{
     For every `rvnn_exec.dispatch` (kernel `K`, inputs `x_i`, results `y_j`,
-    all of one ranked tensor type `T` with `f32` or `f64` elements) writes
-    two functions into the nested `builtin.module @rvnn_kernels` marked
-    `rvnn_exec.kernels` at the end of the top module (replaced if it
-    exists, so the pass is idempotent; not created when there is no
-    dispatch):
+    all of one ranked tensor type `T` with `f32` or `f64` elements, except
+    the row operands of a layer norm in its body) writes two functions into
+    the nested `builtin.module @rvnn_kernels` marked `rvnn_exec.kernels` at
+    the end of the top module (replaced if it exists, so the pass is
+    idempotent; not created when there is no dispatch):
 
     - `func.func @K(x_0, ..., x_{n-1}, out_0, ..., out_{m-1}) -> (T x m)`:
       one `linalg.generic` with identity maps and parallel iterators,
@@ -130,17 +135,34 @@ def RvnnExecOutlineKernels
       differentiation over them (adjoints accumulated per use; an input on
       no path to a result gets 0). Nothing but the inputs is saved.
 
+    A body with a layer norm (a row reduction over the last dim) gets the
+    same two functions as stages of `linalg.generic` ops, each reading every
+    input (row operands along the last dim) and recomputing the elementwise
+    scalars it needs: the forward materialises the norm's input (a
+    temporary, unless it is an input), sums each row (split into lanes of 8
+    when the static row length allows, so the sum vectorises), keeps the
+    mean and rstd per row, then evaluates the whole body into the outs; the
+    backward computes the same statistics, the norm output's cotangent
+    (reverse mode over the ops after it), per row `Σ dŷ·γ` and `Σ dŷ·γ·x̂`,
+    the row operands' cotangents as column sums, then reverse mode over the
+    whole body with the norm's rule `rstd·(dŷ·γ - mean(dŷ·γ) -
+    x̂·mean(dŷ·γ·x̂))`. Statistics follow ATen's layer norm (biased variance,
+    `1 / sqrt(var + epsilon)`).
+
     Scalar expansions and derivatives follow ATen (the runtime's reference):
     `max`/`min` split the gradient on ties, `abs` has derivative `sign(x)`
     (0 at 0), `relu` passes the gradient where its result is > 0, `gelu` is
     the exact erf form. Dispatches stay in the program unchanged (their body
     is the reference implementation); a dispatch whose body holds anything
-    but the fusable ops of `rvnn-exec-fuse-elementwise` over one type is an
-    error. Dispatches sharing a kernel name must have equivalent bodies.
+    but the fusable ops of `rvnn-exec-fuse-elementwise` over one type (with
+    at most one layer norm, whose gamma and beta are the only inputs of
+    another type) is an error. Dispatches sharing a kernel name must have
+    equivalent bodies.
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::func::FuncDialect",
-    "::mlir::linalg::LinalgDialect", "::mlir::math::MathDialect"
+    "::mlir::linalg::LinalgDialect", "::mlir::math::MathDialect",
+    "::mlir::tensor::TensorDialect"
   ];
 }
 
