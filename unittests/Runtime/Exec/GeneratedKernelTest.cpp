@@ -513,7 +513,9 @@ TEST(GeneratedKernels, ReferenceModeNeedsNoLibrary) {
 /// A layer norm between elementwise chains: one dispatch whose kernel holds
 /// a row reduction, gamma and beta its row operands; %b is read before and
 /// after the norm. WIDTH, the normalised dim: 16 takes the kernels' 8-lane
-/// row sums, 5 the plain ones.
+/// row sums, 5 the plain ones. NORM_INPUT: %q (the kernel computes the
+/// norm's input) or %a (the norm reads a kernel input; the ops before it are
+/// dead).
 constexpr const char *kNormModel = R"mlir(
 func.func @forward(%a: tensor<?xWIDTHxTYPE>, %b: tensor<?xWIDTHxTYPE>,
                    %g: tensor<WIDTHxTYPE>, %be: tensor<WIDTHxTYPE>)
@@ -521,7 +523,7 @@ func.func @forward(%a: tensor<?xWIDTHxTYPE>, %b: tensor<?xWIDTHxTYPE>,
   %s = rvnn.sigmoid %a : tensor<?xWIDTHxTYPE>
   %p = arith.mulf %s, %b : tensor<?xWIDTHxTYPE>
   %q = arith.addf %p, %a : tensor<?xWIDTHxTYPE>
-  %n = rvnn.layer_norm %q, %g, %be
+  %n = rvnn.layer_norm NORM_INPUT, %g, %be
       : (tensor<?xWIDTHxTYPE>, tensor<WIDTHxTYPE>, tensor<WIDTHxTYPE>)
       -> tensor<?xWIDTHxTYPE>
   %t = math.tanh %n : tensor<?xWIDTHxTYPE>
@@ -530,8 +532,8 @@ func.func @forward(%a: tensor<?xWIDTHxTYPE>, %b: tensor<?xWIDTHxTYPE>,
 }
 )mlir";
 
-/// (dtype, width) of a RowNormKernelTest.
-using NormCase = std::tuple<std::string, int64_t>;
+/// (dtype, width, the norm's input) of a RowNormKernelTest.
+using NormCase = std::tuple<std::string, int64_t, std::string>;
 
 class RowNormKernelTest : public testing::TestWithParam<NormCase> {
 protected:
@@ -547,8 +549,12 @@ protected:
         std::regex_replace(kNormModel, std::regex("TYPE"), dtypeName());
     source = std::regex_replace(source, std::regex("WIDTH"),
                                 std::to_string(width()));
-    return loadPlan(compiledSource(
-        "norm-" + dtypeName() + "-" + std::to_string(width()), source));
+    const std::string &normInput = std::get<2>(GetParam());
+    source = std::regex_replace(source, std::regex("NORM_INPUT"), normInput);
+    return loadPlan(compiledSource("norm-" + dtypeName() + "-" +
+                                       std::to_string(width()) + "-" +
+                                       normInput.substr(1),
+                                   source));
   }
   /// a, b [7, width], gamma and beta [width], fixed.
   std::vector<Tensor> inputs() const {
@@ -569,8 +575,27 @@ protected:
   }
 };
 
+/// The layer norms of `region` (nested regions included) inside and
+/// outside dispatch bodies.
+void countNorms(const PlanRegion &region, bool inDispatch, int &inside,
+                int &outside) {
+  for (const PlanOp &op : region.body) {
+    if (op.name == rvnn::contract::ops::LayerNormOp::name)
+      ++(inDispatch ? inside : outside);
+    for (const PlanRegion &nested : op.regions)
+      countNorms(nested,
+                 inDispatch || op.name == rvnn::contract::ops::DispatchOp::name,
+                 inside, outside);
+  }
+}
+
 TEST_P(RowNormKernelTest, OneDispatchHoldsTheNorm) {
   Plan plan = this->plan();
+  int inside = 0, outside = 0;
+  for (const auto &entry : plan.functions)
+    countNorms(entry.second.body, false, inside, outside);
+  EXPECT_GE(inside, 1);
+  EXPECT_EQ(outside, 0);
   ASSERT_EQ(plan.dispatchKernels.size(), 1u);
   ASSERT_TRUE(plan.kernels);
   const GeneratedKernel &kernel =
@@ -618,12 +643,15 @@ TEST_P(RowNormKernelTest, BackwardMatchesFiniteDifferences) {
       inputs());
 }
 
-INSTANTIATE_TEST_SUITE_P(DtypesAndWidths, RowNormKernelTest,
+INSTANTIATE_TEST_SUITE_P(DtypesWidthsAndInputs, RowNormKernelTest,
                          testing::Combine(testing::Values("f64", "f32"),
-                                          testing::Values(16, 5)),
+                                          testing::Values(16, 5),
+                                          testing::Values("%q", "%a")),
                          [](const auto &info) {
                            return std::get<0>(info.param) + "_width" +
-                                  std::to_string(std::get<1>(info.param));
+                                  std::to_string(std::get<1>(info.param)) +
+                                  (std::get<2>(info.param) == "%q" ? "_computed"
+                                                                   : "_input");
                          });
 
 } // namespace
