@@ -62,6 +62,12 @@ public:
   SmallVector<Iterator> parallel() const {
     return SmallVector<Iterator>(numDims, Iterator::parallel);
   }
+  /// Reduces the last dim: one value per row.
+  SmallVector<Iterator> rowReduction() const {
+    SmallVector<Iterator> kinds = parallel();
+    kinds.back() = Iterator::reduction;
+    return kinds;
+  }
   /// Reduces all dims but the last: one value per column.
   SmallVector<Iterator> columnReduction() const {
     SmallVector<Iterator> kinds(numDims - 1, Iterator::reduction);
@@ -122,10 +128,8 @@ public:
       SmallVector<Value> outs;
       for (unsigned i = 0; i < numSums; ++i)
         outs.push_back(zeros(emptyRows()));
-      SmallVector<Iterator> kinds = parallel();
-      kinds.back() = Iterator::reduction;
       return generic(extra, extraMaps, outs,
-                     SmallVector<AffineMap>(numSums, rows()), kinds,
+                     SmallVector<AffineMap>(numSums, rows()), rowReduction(),
                      accumulate);
     }
     // Domain (rows..., k, l): element (rows..., k·kLanes + l), lane l.
@@ -142,13 +146,11 @@ public:
         genericOver(/*splitRows=*/true, extra, extraMaps, outs,
                     SmallVector<AffineMap>(numSums, lane), kinds, accumulate);
     // Sum of the lanes.
-    SmallVector<Iterator> laneKinds = parallel();
-    laneKinds.back() = Iterator::reduction;
     SmallVector<Value> sums;
     for (Value lanes : partial)
       sums.push_back(b.create<linalg::GenericOp>(
                           loc, emptyRows().getType(), lanes, zeros(emptyRows()),
-                          ArrayRef<AffineMap>{full(), rows()}, laneKinds,
+                          ArrayRef<AffineMap>{full(), rows()}, rowReduction(),
                           [](OpBuilder &gb, Location loc, ValueRange elements) {
                             gb.create<linalg::YieldOp>(
                                 loc, gb.create<arith::AddFOp>(loc, elements[1],
@@ -319,6 +321,18 @@ Value normScalar(OpBuilder &b, Location loc, LayerNormOp norm,
   return b.create<arith::AddFOp>(loc, scaled, scalar.lookup(norm.getBeta()));
 }
 
+/// The body's scalars at one element of a full-space stage whose operands
+/// are the dispatch's inputs, then the stats operands at `statsAt`.
+void emitScalarsWithNorm(OpBuilder &b, Location loc, Block &body,
+                         LayerNormOp norm, ValueRange elements,
+                         unsigned statsAt, DenseMap<Value, Value> &scalar) {
+  emitForwardScalars(b, loc, body, elements.take_front(body.getNumArguments()),
+                     scalar, [&](Operation *) {
+                       return normScalar(b, loc, norm, elements, statsAt,
+                                         scalar);
+                     });
+}
+
 func::FuncOp createFunction(OpBuilder &b, Location loc, StringRef name,
                             TypeRange argTypes, TypeRange resultTypes) {
   auto func = b.create<func::FuncOp>(loc, name,
@@ -349,11 +363,7 @@ void rvnn::exec::emitRowNormKernel(OpBuilder &b, DispatchOp dispatch,
       statsOperands(input), statsMaps(s), args.drop_front(numInputs), outMaps,
       s.parallel(), [&](OpBuilder &gb, Location loc, ValueRange elements) {
         DenseMap<Value, Value> scalar;
-        emitForwardScalars(gb, loc, body, elements.take_front(numInputs),
-                           scalar, [&](Operation *) {
-                             return normScalar(gb, loc, norm, elements,
-                                               numInputs, scalar);
-                           });
+        emitScalarsWithNorm(gb, loc, body, norm, elements, numInputs, scalar);
         SmallVector<Value> yielded;
         for (Value result : body.getTerminator()->getOperands())
           yielded.push_back(scalar.lookup(result));
@@ -382,14 +392,6 @@ void rvnn::exec::emitRowNormKernelGrad(OpBuilder &b, DispatchOp dispatch,
   Stages s(fb, loc, signature, args.take_front(numInputs));
   NormInput input = emitNormInput(s, body, norm);
   const unsigned statsAt = numInputs, dyAt = statsAt + 3;
-  auto forward = [&](OpBuilder &gb, Location loc, ValueRange elements,
-                     DenseMap<Value, Value> &scalar) {
-    emitForwardScalars(gb, loc, body, elements.take_front(numInputs), scalar,
-                       [&](Operation *) {
-                         return normScalar(gb, loc, norm, elements, statsAt,
-                                           scalar);
-                       });
-  };
   unsigned gammaAt = cast<BlockArgument>(norm.getGamma()).getArgNumber();
 
   // 1. dŷ: the layer norm output's cotangent, from the ops after it.
@@ -401,7 +403,7 @@ void rvnn::exec::emitRowNormKernelGrad(OpBuilder &b, DispatchOp dispatch,
       withDy, withDyMaps, s.emptyFull(), s.full(), s.parallel(),
       [&](OpBuilder &gb, Location loc, ValueRange elements) {
         DenseMap<Value, Value> scalar, adjoint;
-        forward(gb, loc, elements, scalar);
+        emitScalarsWithNorm(gb, loc, body, norm, elements, statsAt, scalar);
         Value dResult;
         emitReverseSweep(gb, loc, body, elements.slice(dyAt, numResults),
                          scalar, adjoint, [&](Operation *, Value d) {
@@ -477,7 +479,7 @@ void rvnn::exec::emitRowNormKernelGrad(OpBuilder &b, DispatchOp dispatch,
       SmallVector<AffineMap>(fullOuts.size(), s.full()), s.parallel(),
       [&](OpBuilder &gb, Location loc, ValueRange elements) {
         DenseMap<Value, Value> scalar, adjoint;
-        forward(gb, loc, elements, scalar);
+        emitScalarsWithNorm(gb, loc, body, norm, elements, statsAt, scalar);
         emitReverseSweep(gb, loc, body, elements.slice(dyAt, numResults),
                          scalar, adjoint, [&](Operation *, Value d) -> Value {
                            Value g = gb.create<arith::MulFOp>(
