@@ -33,7 +33,10 @@ read the same ("not_run" in the JSON). The run goes on and exits 0.
 Settings (environment): MODELS (when no argument is given), BUCKETS
 ("200-250 500-600 900-1000 1500-2000"), N (3), WARMUP (1), TIMEOUT (1800),
 RVNN_ARGS (more `rvnn-run bench` options, e.g. "--recompute recompute";
-default none), IMPLS ("rvnn eager"), each also per model as NAME_<model>
+default none), DEVICE (cpu; cuda runs both on the GPU and reports each
+cell's peak device memory, torch.cuda.max_memory_allocated and rvnn's
+equal, instead of the RSS), COMPILED (a directory of compiled models,
+COMPILED/<model>, for a machine without the compiler; default: compile), IMPLS ("rvnn eager"), each also per model as NAME_<model>
 (e.g. N_bt_grc=1), RVNN_BENCH_MEM_GB (20), THREADS (1; also
 OPENBLAS_NUM_THREADS), SEED (1), BUILD (build), PYTHON (/usr/bin/python3, with
 python3-torch), OUT (bench/results/<date>-cost-protocol-cpu.json; the
@@ -150,6 +153,8 @@ def summarise(tool_json, n):
             "mean_s": sum(steps) / len(steps), "total_s": sum(steps),
             "minutes_per_100": sum(steps) / len(steps) * 100 / 60,
             "tool_peak_rss_mib": cell["peak_rss_mib"],
+            **({"peak_device_mib": cell["peak_device_mib"]}
+               if "peak_device_mib" in cell else {}),
             "first_loss": cell["first_loss"]}
 
 
@@ -161,13 +166,13 @@ def fmt_impl(r):
     mode = "" if r["forward_mode"] == "train" else " (eval)"
     args = f" ({' '.join(r['rvnn_args'])})" if r.get("rvnn_args") else ""
     return (f"{r['median_s']:.3g} / {r['mean_s']:.3g}{mode}{args}",
-            f"{r['peak_rss_mib']:.0f}")
+            f"{r.get('peak_device_mib', r['peak_rss_mib']):.0f}")
 
 
 def table(result):
     lines = [
-        "| model | bucket | N | lengths | rvnn s/sample median / mean | rvnn peak RSS MiB "
-        "| eager s/sample median / mean | eager peak RSS MiB | eager / rvnn "
+        "| model | bucket | N | lengths | rvnn s/sample median / mean | rvnn peak MiB "
+        "| eager s/sample median / mean | eager peak MiB | eager / rvnn "
         "| paper GPU min per 100 (s/sample), GB |",
         "|---|---|---|---|---|---|---|---|---|---|"]
     for model, cells in result["models"].items():
@@ -210,9 +215,11 @@ def main():
     python = env("PYTHON", "/usr/bin/python3")
     cap = env("RVNN_BENCH_MEM_GB", "20")
     threads, seed = env("THREADS", "1"), env("SEED", "1")
+    device, compiled = env("DEVICE", "cpu"), env("COMPILED", "")
     out = env("OUT", os.path.join(
         ROOT, "bench", "results",
-        f"{datetime.date.today().isoformat()}-cost-protocol-cpu.json"))
+        f"{datetime.date.today().isoformat()}-cost-protocol-"
+        f"{device.split(':')[0]}.json"))
     if not os.access(rvnn, os.X_OK):
         sys.exit(f"cost_protocol.py: {rvnn} not built (ninja -C {build} rvnn-run)")
     os.environ["OPENBLAS_NUM_THREADS"] = os.environ["OMP_NUM_THREADS"] = threads
@@ -230,6 +237,10 @@ def main():
                                  if line.startswith("model name")),
                                 platform.machine()),
                     "cores": os.cpu_count(), "os": platform.platform(),
+                    **({"gpu": subprocess.run(
+                        ["nvidia-smi", "--query-gpu=name,driver_version",
+                         "--format=csv,noheader"], capture_output=True,
+                        text=True).stdout.strip()} if device != "cpu" else {}),
                     "load_before": load_before},
         "settings": {"samples": env("N", "3"), "warmup": env("WARMUP", "1"),
                      "timeout_s": env("TIMEOUT", "1800"),
@@ -245,7 +256,11 @@ def main():
                      "eager": "bench/eager_step.py --training where the "
                               "reference has a training mode, else its "
                               "evaluation mode (forward_mode eval)",
+                     "device": device,
                      "peak_rss": "ru_maxrss of the cell's process (wait4)",
+                     "peak_device": "on a GPU: the tools' peak_device_mib "
+                                    "(caching allocator, allocated bytes), "
+                                    "shown in the table instead of the RSS",
                      "published": "model-specs §10, RTX A6000, 100 samples"},
         "models": {}}
     cell_index = 0
@@ -260,14 +275,19 @@ def main():
         os.makedirs(mdir)
         log = os.path.join(mdir, "log")
         tiny = os.path.join(mdir, "tiny.tsv")
-        check([rvnn, "compile", os.path.join(ROOT, "models", f"{model}.mlir"),
-               "-o", os.path.join(mdir, "model")], log)
+        model_dir = os.path.join(mdir, "model")
+        if compiled:
+            model_dir = os.path.join(compiled, model)
+        else:
+            check([rvnn, "compile", os.path.join(ROOT, "models",
+                                                 f"{model}.mlir"),
+                   "-o", model_dir], log)
         # The initial weights (and the first pass's draw seed) do not depend
         # on the data: dump them from one short sample.
         check([rvnn, "gen", "listops", "--count", "1", "--min-length", "8",
                "--max-length", "12", "--seed", seed, "--output", tiny], log)
         check([rvnn, "dump-grads", "--config", config, "--model",
-               os.path.join(mdir, "model"), "--data", tiny, "--rows", "1",
+               model_dir, "--data", tiny, "--rows", "1",
                "--seed", seed, "--output", os.path.join(mdir, "params.json")],
               log)
         eager_training = subprocess.run(
@@ -301,7 +321,7 @@ def main():
                    "--output", data], log)
             common = ["--data", data, "--batch-sizes", "1", "--warmup",
                       str(warmup), "--steps", str(n), "--threads", threads,
-                      "--seed", seed]
+                      "--seed", seed, "--device", device]
             cell = {"bucket": bucket, "samples": n, "warmup": warmup,
                     "impls": {},
                     "published": published(model, bucket)}
@@ -315,7 +335,7 @@ def main():
                 tool_json = os.path.join(mdir, f"{impl}-{bucket}.json")
                 if impl == "rvnn":
                     cmd = [rvnn, "bench", "--config", config, "--model",
-                           os.path.join(mdir, "model"), *common, *rvnn_args]
+                           model_dir, *common, *rvnn_args]
                 else:
                     cmd = [python, os.path.join(ROOT, "bench", "eager_step.py"),
                            "--model", model, "--config", config, "--params",
@@ -338,6 +358,8 @@ def main():
                         stopped[impl] = (status, f"{status} at {bucket}")
                 cell["impls"][impl] = entry
                 shown = (f"{entry['mean_s']:.3g} s/sample, {peak:.0f} MiB"
+                         + (f", device {entry['peak_device_mib']:.0f} MiB"
+                            if "peak_device_mib" in entry else "")
                          if status == "ok" else status)
                 print(f"   {bucket} {impl}: {shown} "
                       f"({time.monotonic() - started:.0f} s)", flush=True)
@@ -349,7 +371,8 @@ def main():
     print(f"\nCost protocol: batch 1, N samples per bucket (after "
           f"{env('WARMUP', '1')} warm-up step(s) unless set per model), "
           f"{threads} thread(s), {cap_text}, timeout {env('TIMEOUT', '1800')} "
-          f"s per process; s/sample of the training step, peak RSS of the process; "
+          f"s per process; s/sample of the training step on {device}, peak "
+          f"{'device memory' if device != 'cpu' else 'RSS of the process'}; "
           f"(eval): the eager reference has no training mode. Load "
           f"{' '.join(load_before)} before, "
           f"{' '.join(result['machine']['load_after'])} after; "

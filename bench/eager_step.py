@@ -162,6 +162,10 @@ def main():
     parser.add_argument("--option", default="",
                         help="NAME=VALUE,...: the model's evaluation options, "
                              "as rvnn-run bench --option")
+    parser.add_argument("--device", default="cpu",
+                        help="cpu or cuda[:N]: the device of every tensor "
+                        "(torch.set_default_device, so the references' own "
+                        "factory calls allocate there too)")
     parser.add_argument("--json", help="also write the results as JSON")
     args = parser.parse_args()
     if args.steps < 1:
@@ -172,6 +176,10 @@ def main():
                      "(as rvnn-run bench, which needs --eval-forward for it)")
     if args.threads:
         torch.set_num_threads(args.threads)
+    device = torch.device(args.device)
+    on_gpu = device.type == "cuda"
+    if device.type != "cpu":
+        torch.set_default_device(device)  # PyTorch >= 2.0
 
     sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
                                     "reference"))
@@ -220,6 +228,8 @@ def main():
             optimiser = make_optimiser(plist, training)
 
             peak_reset = reset_peak_rss()
+            if on_gpu:
+                torch.cuda.reset_peak_memory_stats(device)
             start_rss = proc_status_mib("VmRSS") or 0.0
             step_ms, losses = [], []
             for k, (inputs, labels) in enumerate(batches):
@@ -240,7 +250,12 @@ def main():
                 if k >= args.warmup:
                     step_ms.append((stop - start) * 1e3)
             peak = peak_rss_mib()
-            results.append({
+            if on_gpu:
+                results_device = {"peak_device_mib":
+                                  torch.cuda.max_memory_allocated(device) / 2**20}
+            else:
+                results_device = {}
+            results.append({**results_device,
                 "bucket": path, "min_length": min(lengths),
                 "max_length": max(lengths), "batch_size": batch_size,
                 "median_ms": percentile(step_ms, 50),
@@ -268,7 +283,7 @@ def main():
               f"{r['rss_delta_mib']:>11.1f}")
     if args.json:
         out = {"tool": "eager", "model": args.model, "config": args.config,
-               "device": "cpu", "threads": torch.get_num_threads(),
+               "device": str(device), "threads": torch.get_num_threads(),
                "optimiser": training.get("optimiser", "radam_lookahead"),
                "clip": clip,
                "forward_mode": "train" if args.training else "eval",

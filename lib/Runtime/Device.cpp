@@ -3,6 +3,9 @@
 #include <stdexcept>
 
 #include <torch/cuda.h>
+#ifdef RVNN_RUNTIME_CUDA_KERNELS
+#include <c10/cuda/CUDACachingAllocator.h>
+#endif
 
 namespace rvnn::runtime {
 
@@ -32,6 +35,29 @@ torch::Device selectDevice(const std::string &name) {
     throw std::invalid_argument("--device " + name + ": only " +
                                 std::to_string(count) + " CUDA device(s)");
   return torch::Device(torch::kCUDA, static_cast<c10::DeviceIndex>(ordinal));
+}
+
+void resetPeakDeviceMemory(const torch::Device &device) {
+#ifdef RVNN_RUNTIME_CUDA_KERNELS
+  if (device.is_cuda())
+    c10::cuda::CUDACachingAllocator::resetPeakStats(device.index());
+#else
+  (void)device;
+#endif
+}
+
+std::optional<double> peakDeviceMemoryMiB(const torch::Device &device) {
+#ifdef RVNN_RUNTIME_CUDA_KERNELS
+  if (device.is_cuda()) {
+    // allocated_bytes[0]: the aggregate over small and large pools.
+    const auto stats =
+        c10::cuda::CUDACachingAllocator::getDeviceStats(device.index());
+    return static_cast<double>(stats.allocated_bytes[0].peak) / (1 << 20);
+  }
+#else
+  (void)device;
+#endif
+  return std::nullopt;
 }
 
 } // namespace rvnn::runtime

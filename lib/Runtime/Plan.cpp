@@ -234,6 +234,51 @@ void collectDispatchKernels(const std::string &file, const PlanRegion &region,
   }
 }
 
+/// Reads the manifest's `kernels.cuda` (the kernels' CUDA code): its ABI and
+/// block must be this runtime's, and every file it names must be listed in
+/// 'files' with its role, so its SHA-256 was checked.
+std::shared_ptr<const CudaKernelCode>
+readCudaKernelCode(const Reader &cuda,
+                   const std::map<std::string, std::string> &roles,
+                   const std::string &directory) {
+  if (cuda.string("abi") != kCudaKernelAbi)
+    cuda.fail("CUDA kernel ABI '" + cuda.string("abi") +
+              "' is not supported by this runtime (launches '" +
+              std::string(kCudaKernelAbi) +
+              "'); recompile the model with this release");
+  const json &block = cuda.array("block");
+  if (block != json::array({kCudaBlockSize, 1, 1}))
+    cuda.fail("block " + block.dump() + " is not the ABI's [" +
+              std::to_string(kCudaBlockSize) + ", 1, 1]");
+  auto code = std::make_shared<CudaKernelCode>();
+  auto listedFile = [&](const Reader &arch, const char *role) {
+    std::string file = arch.string(role);
+    auto it = roles.find(file);
+    if (it == roles.end() || it->second != role)
+      arch.fail(std::string(role) + " '" + file +
+                "' is not listed in 'files' with role '" + role + "'");
+    return (std::filesystem::path(directory) / file).string();
+  };
+  const json &archs = cuda.array("archs");
+  for (size_t i = 0; i < archs.size(); ++i) {
+    Reader arch = cuda.child(archs[i], "archs[" + std::to_string(i) + "]");
+    CudaKernelCode::Image image{arch.string("arch"), listedFile(arch, "ptx"),
+                                ""};
+    // "cubin": "not assembled: <why>" names no file.
+    if (arch.node.contains("cubin") &&
+        arch.string("cubin").rfind("not assembled", 0) != 0)
+      image.cubin = listedFile(arch, "cubin");
+    code->images.push_back(std::move(image));
+  }
+  // The PTX entries: the library's less those of `cpu_only` kernels.
+  for (const json &symbol : cuda.array("symbols")) {
+    if (!symbol.is_string())
+      cuda.fail("symbols must be strings");
+    code->entries.insert(symbol.get<std::string>());
+  }
+  return code;
+}
+
 /// Reads the manifest's `kernels` object (the generated kernel library) into
 /// `plan` and, with `load`, loads the library. `roles` maps each listed
 /// file's path to its role; the library must be one of them with role
@@ -251,26 +296,11 @@ void readKernels(const Reader &manifest,
     kernels.fail("library '" + library +
                  "' is not listed in 'files' with role 'kernels'");
   plan.kernelLibraryFile = library;
-  // The CUDA code of the same kernels (rvnn-cuda-v1): not loaded by this
-  // runtime yet, but every file it names must be one whose SHA-256 was
-  // checked.
-  if (kernels.node.contains("cuda")) {
-    Reader cuda =
-        kernels.child(kernels.at("cuda", json::value_t::object), "cuda");
-    const json &archs = cuda.array("archs");
-    for (size_t i = 0; i < archs.size(); ++i) {
-      Reader arch = cuda.child(archs[i], "archs[" + std::to_string(i) + "]");
-      for (const char *role : {"ptx", "cubin"}) {
-        if (!arch.node.contains(role))
-          continue;
-        std::string file = arch.string(role);
-        auto it = roles.find(file);
-        if (it == roles.end() || it->second != role)
-          arch.fail(std::string(role) + " '" + file +
-                    "' is not listed in 'files' with role '" + role + "'");
-      }
-    }
-  }
+  std::shared_ptr<const CudaKernelCode> cuda;
+  if (kernels.node.contains("cuda"))
+    cuda = readCudaKernelCode(
+        kernels.child(kernels.at("cuda", json::value_t::object), "cuda"), roles,
+        plan.directory);
   if (!load)
     return;
   std::string abi = kernels.string("abi");
@@ -282,7 +312,7 @@ void readKernels(const Reader &manifest,
   }
   plan.kernels = std::make_shared<const KernelLibrary>(
       (std::filesystem::path(plan.directory) / library).string(), abi, symbols,
-      plan.dispatchKernels);
+      plan.dispatchKernels, std::move(cuda));
 }
 
 } // namespace

@@ -63,8 +63,10 @@ training forward). In training mode the options keep their training values,
 so --option needs --eval-forward.
 
 Dispatch ops run the model's generated kernels unless --kernels reference
-(generated kernels are CPU-only; elsewhere the reference bodies run); the
-table and the JSON say which ran. --recompute (default: the run
+(on a GPU their CUDA code; kernels with a row reduction have none yet and
+run their reference bodies there); the table and the JSON say which ran.
+On a GPU the table and the JSON also give the peak device memory of each
+bucket (LibTorch's caching allocator, torch.cuda.max_memory_allocated). --recompute (default: the run
 configuration's "recompute") chooses what differentiated calls keep for
 backward.
 
@@ -189,6 +191,7 @@ struct Measurement {
   std::optional<StepProfile> profile;
   double peakRss = 0, rssDelta = 0;
   bool peakReset = false;
+  std::optional<double> peakDeviceMiB; ///< on a GPU
 };
 
 } // namespace
@@ -263,9 +266,7 @@ int runBench(const std::vector<std::string> &args) {
   const torch::Device target = selectDevice(device);
   if (threads)
     setIntraOpThreads(static_cast<int>(threads));
-  // Generated kernels are CPU-only: elsewhere dispatches run their bodies.
-  const std::string kernelsRan(
-      kernelModeName(target.is_cpu() ? kernelMode : KernelMode::Reference));
+  const std::string kernelsRan(kernelModeName(kernelMode));
 
   const double sgemmRate = profile ? measureSgemmRate() : 0;
 
@@ -311,6 +312,7 @@ int runBench(const std::vector<std::string> &args) {
       HostHeapTrimmer heapTrimmer;
 
       m.peakReset = resetPeakRss();
+      resetPeakDeviceMemory(target);
       const double startRss = procStatusMiB("VmRSS").value_or(0);
       using Clock = std::chrono::steady_clock;
       auto ms = [](Clock::time_point from, Clock::time_point to) {
@@ -349,6 +351,7 @@ int runBench(const std::vector<std::string> &args) {
         m.profile = profileStep(model, batches[0], /*training=*/!evalForward);
       m.peakRss = peakRssMiB();
       m.rssDelta = m.peakRss - startRss;
+      m.peakDeviceMiB = peakDeviceMemoryMiB(target);
       results.push_back(std::move(m));
     }
   }
@@ -384,7 +387,10 @@ int runBench(const std::vector<std::string> &args) {
           << std::setw(12) << percentile(m.stepMs, 50) << std::setw(10)
           << percentile(m.stepMs, 10) << std::setw(10)
           << percentile(m.stepMs, 90) << std::setprecision(1) << std::setw(14)
-          << m.peakRss << std::setw(11) << m.rssDelta << "\n";
+          << m.peakRss << std::setw(11) << m.rssDelta;
+    if (m.peakDeviceMiB)
+      table << "  peak device " << *m.peakDeviceMiB << " MiB";
+    table << "\n";
     if (!m.profile)
       continue;
     table
@@ -441,6 +447,8 @@ int runBench(const std::vector<std::string> &args) {
           {"forward_median_ms", percentile(m.forwardMs, 50)},
           {"backward_median_ms", percentile(m.backwardMs, 50)},
           {"optimiser_median_ms", percentile(m.optimiserMs, 50)}};
+      if (m.peakDeviceMiB)
+        result["peak_device_mib"] = *m.peakDeviceMiB;
       if (m.profile) {
         result["profile"] = toJson(*m.profile);
         result["gemm_floor_ms"] = gemmFloorMs(*m.profile, sgemmRate);

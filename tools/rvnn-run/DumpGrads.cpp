@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "rvnn/Runtime/CompiledModel.h"
+#include "rvnn/Runtime/Device.h"
 #include "rvnn/Runtime/RunConfig.h"
 #include "rvnn/Runtime/Train/Checkpoint.h"
 
@@ -29,7 +30,8 @@ nlohmann::json encode(const torch::Tensor &tensor) {
 
 int runDumpGrads(const std::vector<std::string> &args) {
   std::string configPath, modelDir, dataFile, checkpoint, output = "-";
-  std::string kernels = "generated", recompute = "config", options;
+  std::string device = "cpu", kernels = "generated", recompute = "config";
+  std::string options;
   std::uint64_t seed = 1, rows = 8;
   bool training = false;
   OptionParser parser(
@@ -49,6 +51,7 @@ int runDumpGrads(const std::vector<std::string> &args) {
              checkpoint);
   parser.add("--output", "FILE", "where to write; - is standard output",
              output);
+  parser.add("--device", "NAME", "cpu, cuda or cuda:N", device);
   parser.addFlag("--training",
                  "the training-mode loss instead (dropout on, drawn from the "
                  "stream --seed seeds)",
@@ -69,7 +72,7 @@ int runDumpGrads(const std::vector<std::string> &args) {
   std::iota(picked.begin(), picked.end(), 0);
   Batch batch = makeBatch(data, picked);
 
-  CompiledModel model(modelDir, torch::kCPU, seed, kernelMode);
+  CompiledModel model(modelDir, selectDevice(device), seed, kernelMode);
   applyRunConfig(config, recomputeOption(parser, recompute, config),
                  model.executionContext());
   model.setEvalOptions(evalOptions(parser, options));

@@ -1,6 +1,7 @@
 #ifndef RVNN_RUNTIME_DEVICE_H
 #define RVNN_RUNTIME_DEVICE_H
 
+#include <optional>
 #include <string>
 
 #include <torch/types.h>
@@ -14,6 +15,15 @@ torch::Device selectDevice(const std::string &name);
 
 /// True when this LibTorch has CUDA and at least one device answers.
 bool cudaAvailable();
+
+/// Starts a new peak of the memory LibTorch's caching allocator holds for
+/// tensors on `device` (a GPU; nothing elsewhere).
+void resetPeakDeviceMemory(const torch::Device &device);
+
+/// The peak, in MiB, since the last reset, of the tensor memory allocated on
+/// `device` (torch.cuda.max_memory_allocated); nullopt off the GPU or where
+/// this runtime was built without CUDA.
+std::optional<double> peakDeviceMemoryMiB(const torch::Device &device);
 
 } // namespace rvnn::runtime
 

@@ -135,10 +135,10 @@ public:
   torch::Tensor constant(const PlanOp &op,
                          const std::function<torch::Tensor()> &make);
 
-  /// Throws PlanError when `mode` on `device` needs generated kernels that
-  /// the plan does not have loaded.
-  static void checkKernels(const Plan &plan, KernelMode mode,
-                           const torch::Device &device);
+  /// Throws PlanError when `mode` needs generated kernels that the plan
+  /// does not have loaded (on a GPU too: the library says which kernels
+  /// have CUDA code).
+  static void checkKernels(const Plan &plan, KernelMode mode);
 
 private:
   /// Runs one op's handler, counted and timed when profiling.

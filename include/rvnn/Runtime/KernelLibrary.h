@@ -2,6 +2,9 @@
 #define RVNN_RUNTIME_KERNELLIBRARY_H
 
 #include <map>
+#include <memory>
+#include <mutex>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +21,8 @@ namespace rvnn::runtime {
 /// caller-allocated outs; backward `rvnn_kernel_<K>_grad(ins..., douts...,
 /// dins...)` writes one gradient per input. The names come from the
 /// execution contract (ExecContract.h), shared with the compiler.
+using contract::kCudaBlockSize;
+using contract::kCudaKernelAbi;
 using contract::kKernelAbi;
 using contract::kKernelGradSuffix;
 using contract::kKernelSymbolPrefix;
@@ -25,11 +30,38 @@ using contract::kKernelSymbolPrefix;
 /// A generated entry point (ABI above).
 using KernelEntry = void (*)(void **args);
 
+struct CudaModules;
+
+/// The CUDA code of a compiled model's kernels (the manifest's
+/// `kernels.cuda`, ABI kCudaKernelAbi): per GPU architecture the PTX and,
+/// when ptxas assembled it, the cubin; and the entry points it holds (all
+/// but those of kernels with a row reduction, `cpu_only`).
+struct CudaKernelCode {
+  struct Image {
+    std::string arch;  ///< "sm_90"
+    std::string ptx;   ///< path of the PTX file
+    std::string cubin; ///< path of the cubin; empty when not assembled
+  };
+  std::vector<Image> images;
+  std::set<std::string, std::less<>> entries;
+  /// The code as loaded on each device (Cuda/KernelLaunch.cpp), from the
+  /// first launch there until the plan is destroyed.
+  mutable std::shared_ptr<CudaModules> loaded;
+  mutable std::mutex loading;
+
+  /// Whether both entry points of kernel `name` have CUDA code.
+  bool has(std::string_view name) const;
+};
+
 /// A kernel's forward and compiler-derived backward entry points.
 struct GeneratedKernel {
   std::string name; ///< the dispatch's `kernel` attribute
   KernelEntry forward = nullptr;
   KernelEntry backward = nullptr;
+  /// The same kernel's CUDA code; null when it has none (a row reduction,
+  /// or a model compiled without PTX): on a GPU its dispatch then runs its
+  /// reference body.
+  const CudaKernelCode *cuda = nullptr;
 };
 
 /// The generated kernel library of a compiled model (kernels.so), opened
@@ -39,10 +71,12 @@ public:
   /// Opens `path`, checks `abi` against kKernelAbi and resolves every symbol
   /// in `symbols` (the manifest's list) and both entry points of every kernel
   /// in `kernels` (the plan's dispatches). Throws PlanError naming the file
-  /// and the ABI, dlerror() or the missing symbol.
+  /// and the ABI, dlerror() or the missing symbol. `cuda` (may be null) is
+  /// the same kernels' CUDA code.
   KernelLibrary(std::string path, const std::string &abi,
                 const std::vector<std::string> &symbols,
-                const std::vector<std::string> &kernels);
+                const std::vector<std::string> &kernels,
+                std::shared_ptr<const CudaKernelCode> cuda = nullptr);
   ~KernelLibrary();
   KernelLibrary(const KernelLibrary &) = delete;
   KernelLibrary &operator=(const KernelLibrary &) = delete;
@@ -60,6 +94,7 @@ private:
 
   std::string file;
   void *handle = nullptr;
+  std::shared_ptr<const CudaKernelCode> cuda;
   std::map<std::string, GeneratedKernel, std::less<>> kernels;
 };
 

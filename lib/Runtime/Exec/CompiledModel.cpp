@@ -48,8 +48,7 @@ torch::Tensor initialiseParameter(const ParamSpec &spec,
 
 CompiledModel::CompiledModel(const std::string &directory, torch::Device device,
                              uint64_t seed, KernelMode kernels)
-    : compiled(loadPlan(directory,
-                        kernels == KernelMode::Generated && device.is_cpu())) {
+    : compiled(loadPlan(directory, kernels == KernelMode::Generated)) {
   context.device = device;
   context.kernelMode = kernels;
   context.generator = at::make_generator<at::CPUGeneratorImpl>(seed);

@@ -1,10 +1,14 @@
 // rvnn_exec.dispatch: a call of a generated kernel (kernels.so, ABI
-// rvnn-memref-v3, rvnn/Runtime/KernelLibrary.h) through a
-// torch::autograd::Function whose backward is the kernel's compiler-derived
-// `_grad` entry point; or, under KernelMode::Reference and off the CPU, the
+// rvnn-memref-v3, rvnn/Runtime/KernelLibrary.h; on a GPU its CUDA code,
+// rvnn-cuda-v1) through a torch::autograd::Function whose backward is the
+// kernel's compiler-derived `_grad` entry point; or, under
+// KernelMode::Reference and for kernels without code for the device, the
 // dispatch's body run with the reference handlers (ATen autograd backward).
 #include "Handlers.h"
 #include "rvnn/Runtime/KernelLibrary.h"
+#ifdef RVNN_RUNTIME_CUDA_KERNELS
+#include "rvnn/Runtime/Cuda/KernelLaunch.h"
+#endif
 
 #include <algorithm>
 #include <cstdint>
@@ -25,23 +29,25 @@ using Dispatch = exec::DispatchOp;
 static_assert(sizeof(void *) == sizeof(int64_t),
               "rvnn-memref-v3 descriptors are built as 64-bit words");
 
-/// `tensor` as a kernel takes it (rvnn-memref-v3): as it is when its
+/// `tensor` as a kernel takes it. rvnn-memref-v3: as it is when its
 /// innermost dimension is contiguous, whatever its other strides (a slice,
-/// a broadcast row); a contiguous copy otherwise.
+/// a broadcast row); a contiguous copy otherwise. rvnn-cuda-v1 reads only
+/// the base address and the sizes: contiguous.
 Tensor kernelOperand(const Tensor &tensor) {
+  if (tensor.is_cuda())
+    return tensor.contiguous();
   if (tensor.dim() == 0 || tensor.size(-1) <= 1 || tensor.stride(-1) == 1)
     return tensor;
   return tensor.contiguous();
 }
 
-/// Calls `entry` on `tensors` (kernelOperand's, one dtype): one MLIR strided
-/// memref descriptor per tensor, `{allocated, aligned, offset, sizes[R],
-/// strides[R]}`, and the array of their addresses. The innermost stride of
-/// a dimension of size 1 is never used; it is written as 1, as the kernel's
-/// layout declares.
-void callKernel(KernelEntry entry, const std::vector<Tensor> &tensors) {
+/// The MLIR strided memref descriptor of each of `tensors`
+/// (kernelOperand's), `{allocated, aligned, offset, sizes[R], strides[R]}`
+/// as 64-bit words. The innermost stride of a dimension of size 1 is never
+/// used; it is written as 1, as the kernel's layout declares.
+std::vector<std::vector<int64_t>>
+memrefDescriptors(const std::vector<Tensor> &tensors) {
   std::vector<std::vector<int64_t>> descriptors(tensors.size());
-  std::vector<void *> args(tensors.size());
   for (size_t i = 0; i < tensors.size(); ++i) {
     const Tensor &tensor = tensors[i];
     const int64_t rank = tensor.dim();
@@ -54,9 +60,31 @@ void callKernel(KernelEntry entry, const std::vector<Tensor> &tensors) {
     }
     if (rank > 0)
       words[3 + 2 * rank - 1] = 1;
-    args[i] = words.data();
   }
-  entry(args.data());
+  return descriptors;
+}
+
+enum class Entry { Forward, Backward };
+
+/// Runs `kernel`'s forward or backward entry on `tensors` (one dtype, one
+/// device): the kernels.so entry with the descriptors' addresses, or on a
+/// GPU the CUDA entry, one thread per element of `like`.
+void callKernel(const GeneratedKernel &kernel, Entry entry,
+                const std::vector<Tensor> &tensors,
+                [[maybe_unused]] const Tensor &like) {
+  std::vector<std::vector<int64_t>> descriptors = memrefDescriptors(tensors);
+#ifdef RVNN_RUNTIME_CUDA_KERNELS
+  if (like.is_cuda())
+    return cuda::launchKernel(*kernel.cuda,
+                              entry == Entry::Forward
+                                  ? KernelLibrary::forwardSymbol(kernel.name)
+                                  : KernelLibrary::backwardSymbol(kernel.name),
+                              descriptors, like.numel(), like.device());
+#endif
+  std::vector<void *> args;
+  for (std::vector<int64_t> &words : descriptors)
+    args.push_back(words.data());
+  (entry == Entry::Forward ? kernel.forward : kernel.backward)(args.data());
 }
 
 /// A generated kernel as an autograd function of the dispatch's inputs. The
@@ -79,7 +107,7 @@ struct GeneratedKernelFunction
       results.push_back(at::empty(like.sizes(), like.options()));
     if (like.numel() > 0) {
       args.insert(args.end(), results.begin(), results.end());
-      callKernel(kernel->forward, args);
+      callKernel(*kernel, Entry::Forward, args, like);
     }
     return results;
   }
@@ -118,7 +146,7 @@ std::vector<Tensor> generatedKernelGrads(const GeneratedKernel &kernel,
     args.push_back(inputGrads.back());
   }
   if (runs)
-    callKernel(kernel.backward, args);
+    callKernel(kernel, Entry::Backward, args, like);
   return inputGrads;
 }
 
@@ -159,26 +187,44 @@ void checkKernelOperands(const PlanOp &op, const std::vector<Tensor> &inputs) {
                       "kernel takes one tensor type and row operands");
 }
 
+namespace {
+
+/// Whether `kernel` has code this runtime can launch on `device` (CUDA).
+bool runsOn(const GeneratedKernel &kernel, const torch::Device &device) {
+#ifdef RVNN_RUNTIME_CUDA_KERNELS
+  return device.is_cuda() && kernel.cuda;
+#else
+  (void)kernel;
+  (void)device;
+  return false;
+#endif
+}
+
+} // namespace
+
 const GeneratedKernel *generatedKernelFor(Executor &executor,
                                           const PlanOp &dispatchOp,
                                           const std::vector<Tensor> &inputs) {
   ExecutionContext &ctx = executor.context();
   if (ctx.kernelMode != KernelMode::Generated || inputs.empty())
     return nullptr;
-  if (!inputs.front().device().is_cpu()) {
+  const Plan &plan = executor.program();
+  const torch::Device device = inputs.front().device();
+  if (!plan.kernels)
+    Executor::checkKernels(plan, ctx.kernelMode);
+  const GeneratedKernel &kernel = plan.kernels->kernel(
+      attrAs<std::string>(dispatchOp, Dispatch::attr::kernel));
+  if (!device.is_cpu() && !runsOn(kernel, device)) {
     static std::once_flag notice;
     std::call_once(notice, [&] {
-      std::cerr << "rvnn: generated kernels are CPU-only for now; dispatch "
-                   "ops on "
-                << inputs.front().device() << " run their reference bodies\n";
+      std::cerr << "rvnn: " << device
+                << ": dispatches without CUDA code here (row reductions, "
+                   "or a runtime built without CUDA) run their reference "
+                   "bodies; the first: "
+                << dispatchOp.where() << "\n";
     });
     return nullptr;
   }
-  const Plan &plan = executor.program();
-  if (!plan.kernels)
-    Executor::checkKernels(plan, ctx.kernelMode, inputs.front().device());
-  const GeneratedKernel &kernel = plan.kernels->kernel(
-      attrAs<std::string>(dispatchOp, Dispatch::attr::kernel));
   checkKernelOperands(dispatchOp, inputs);
   return &kernel;
 }

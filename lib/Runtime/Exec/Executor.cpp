@@ -145,13 +145,12 @@ Executor::Executor(const Plan &plan,
       registry(execOpHandlers()) {
   for (const auto &entry : plan.functions)
     checkImplemented(entry.second.body);
-  checkKernels(plan, ctx.kernelMode, ctx.device);
+  checkKernels(plan, ctx.kernelMode);
 }
 
-void Executor::checkKernels(const Plan &plan, KernelMode mode,
-                            const torch::Device &device) {
-  if (mode != KernelMode::Generated || !device.is_cpu() ||
-      plan.dispatchKernels.empty() || plan.kernels)
+void Executor::checkKernels(const Plan &plan, KernelMode mode) {
+  if (mode != KernelMode::Generated || plan.dispatchKernels.empty() ||
+      plan.kernels)
     return;
   if (plan.kernelLibraryFile.empty())
     throw PlanError(plan.directory +

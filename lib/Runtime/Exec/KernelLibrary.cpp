@@ -5,6 +5,11 @@
 
 namespace rvnn::runtime {
 
+bool CudaKernelCode::has(std::string_view name) const {
+  return entries.count(KernelLibrary::forwardSymbol(name)) &&
+         entries.count(KernelLibrary::backwardSymbol(name));
+}
+
 std::string KernelLibrary::forwardSymbol(std::string_view kernel) {
   return std::string(kKernelSymbolPrefix) + std::string(kernel);
 }
@@ -15,8 +20,9 @@ std::string KernelLibrary::backwardSymbol(std::string_view kernel) {
 
 KernelLibrary::KernelLibrary(std::string path, const std::string &abi,
                              const std::vector<std::string> &symbols,
-                             const std::vector<std::string> &kernelNames)
-    : file(std::move(path)) {
+                             const std::vector<std::string> &kernelNames,
+                             std::shared_ptr<const CudaKernelCode> cudaCode)
+    : file(std::move(path)), cuda(std::move(cudaCode)) {
   if (abi != kKernelAbi)
     throw PlanError(file + ": kernel ABI '" + abi +
                     "' is not supported by this runtime (calls '" +
@@ -35,9 +41,11 @@ KernelLibrary::KernelLibrary(std::string path, const std::string &abi,
     for (const std::string &symbol : symbols)
       resolve(symbol);
     for (const std::string &name : kernelNames)
-      kernels.try_emplace(name,
-                          GeneratedKernel{name, resolve(forwardSymbol(name)),
-                                          resolve(backwardSymbol(name))});
+      kernels.try_emplace(
+          name,
+          GeneratedKernel{name, resolve(forwardSymbol(name)),
+                          resolve(backwardSymbol(name)),
+                          cuda && cuda->has(name) ? cuda.get() : nullptr});
   } catch (...) {
     dlclose(handle);
     throw;

@@ -249,7 +249,11 @@ TEST(PairMergeCuda, NonContiguousOperands) {
   const Inputs reference = {h, cand, sel};
   Inputs onGpu;
   for (const auto &x : reference)
-    onGpu.push_back(x.to(gpu).transpose(-1, -2).contiguous().transpose(-1, -2));
+    onGpu.push_back(x.to(gpu)
+                        .transpose(-1, -2)
+                        .contiguous()
+                        .transpose(-1, -2)
+                        .requires_grad_(true));
   ASSERT_FALSE(onGpu[0].is_contiguous());
   auto gradOut = uniformDoubles({3, 5, 7}, -1, 1, 803);
   auto out = merge(onGpu);
