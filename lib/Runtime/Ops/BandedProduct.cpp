@@ -182,20 +182,36 @@ bool loopsTake(const Tensor &lhs, const Tensor &band, const Tensor &rhs) {
 /// on every band (share 1) and the dense product alone were both slower.
 constexpr double kDenseAbove = 0.3;
 
-/// The band's total width; throws where a row's range is not within the
-/// `columns` of lhs (a band comes from a compiled op; a wrong one must not
-/// read out of bounds, nor be masked away silently).
-int64_t bandWidth(const Tensor &band, int64_t columns) {
+/// Checks that every row's [lo, hi) lies within the `columns` of lhs (a band
+/// comes from a compiled op; a wrong one must not read out of bounds, nor be
+/// masked away silently). Off the CPU the check is queued on the device
+/// (at::_assert_async) instead of waited for: a host synchronisation per
+/// product would cost more than the product.
+void checkBand(const Tensor &band, int64_t columns) {
   TORCH_CHECK(band.dim() >= 1 && band.size(-1) == 2,
               "a band holds [lo, hi) pairs, got sizes ", band.sizes());
   const Tensor lo = band.select(-1, 0), hi = band.select(-1, 1);
-  TORCH_CHECK(!((lo < 0) | (hi < lo) | (hi > columns)).any().item<bool>(),
-              "a band range is outside the ", columns, " columns of lhs");
-  return (hi - lo).sum().item<int64_t>();
+  const Tensor outside = ((lo < 0) | (hi < lo) | (hi > columns)).any();
+  if (!band.device().is_cpu())
+    return at::_assert_async(outside.logical_not());
+  TORCH_CHECK(!outside.item<bool>(), "a band range is outside the ", columns,
+              " columns of lhs");
 }
 
-/// Whether the band covers so much of lhs that the dense product wins.
-bool wideBand(const Tensor &lhs, const Tensor &band) {
+/// The band's total width (checked).
+int64_t bandWidth(const Tensor &band, int64_t columns) {
+  checkBand(band, columns);
+  return (band.select(-1, 1) - band.select(-1, 0)).sum().item<int64_t>();
+}
+
+/// Whether the dense product (ATen, on the masked lhs) runs: where the loops
+/// do not take the operands, or the band covers so much of lhs that the
+/// BLAS wins.
+bool denseProduct(const Tensor &lhs, const Tensor &band, const Tensor &rhs) {
+  if (!loopsTake(lhs, band, rhs)) {
+    checkBand(band, lhs.size(-1));
+    return true;
+  }
   return double(bandWidth(band, lhs.size(-1))) >
          kDenseAbove * double(lhs.numel());
 }
@@ -227,8 +243,7 @@ Tensor bandIndicator(const Tensor &band, int64_t columns,
 Tensor bandedProduct(const Tensor &lhs, const Tensor &band, const Tensor &rhs,
                      const Tensor &accumulator) {
   Tensor result;
-  if (wideBand(lhs, band) || !loopsTake(lhs, band, rhs) ||
-      recording({lhs, rhs, accumulator})) {
+  if (denseProduct(lhs, band, rhs) || recording({lhs, rhs, accumulator})) {
     result =
         at::matmul(lhs * bandIndicator(band, lhs.size(-1), lhs.options()), rhs);
   } else {
@@ -245,8 +260,7 @@ Tensor bandedProduct(const Tensor &lhs, const Tensor &band, const Tensor &rhs,
 std::pair<Tensor, Tensor>
 bandedProductBackward(const Tensor &lhs, const Tensor &band, const Tensor &rhs,
                       const Tensor &dy, bool lhsWanted, bool rhsWanted) {
-  if (wideBand(lhs, band) || !loopsTake(lhs, band, rhs) ||
-      dy.scalar_type() != lhs.scalar_type() ||
+  if (denseProduct(lhs, band, rhs) || dy.scalar_type() != lhs.scalar_type() ||
       dy.sizes() != at::IntArrayRef({lhs.size(0), lhs.size(1), rhs.size(2)})) {
     const Tensor indicator = bandIndicator(band, lhs.size(-1), lhs.options());
     return {lhsWanted ? at::matmul(dy, rhs.transpose(-2, -1)) * indicator
