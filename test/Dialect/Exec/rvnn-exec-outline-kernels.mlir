@@ -252,6 +252,26 @@ rvnn_exec.func @norm(%a: tensor<?x8xf32>, %g: tensor<8xf32>, %b: tensor<8xf32>) 
 
 // -----
 
+// A norm that only a result reads: its cotangent is that result's, read in
+// place, with no dŷ stage before the row sums.
+// CHECK-LABEL: func.func @norm_out_k0_grad(
+// CHECK-SAME: %{{[^:]*}}: tensor<?x8xf32>, %{{[^:]*}}: tensor<8xf32>, %{{[^:]*}}: tensor<8xf32>, %[[DY:[^:]*]]: tensor<?x8xf32>,
+// CHECK-NOT: ins({{.*}}%[[DY]]{{.*}}) outs({{.*}} : tensor<?x8xf32>) {
+// CHECK: %[[LANES:.*]] = tensor.expand_shape %[[DY]]
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]{{.*}} ins({{.*}}%[[LANES]] :
+rvnn_exec.func @norm_out(%a: tensor<?x8xf32>, %g: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<?x8xf32> {
+  %r = rvnn_exec.dispatch "norm_out_k0" (%a, %g, %b)
+      : (tensor<?x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<?x8xf32> {
+  ^bb0(%x: tensor<?x8xf32>, %gamma: tensor<8xf32>, %beta: tensor<8xf32>):
+    %t = rvnn_exec.elementwise <tanh> %x : tensor<?x8xf32>
+    %n = rvnn_exec.layer_norm %t, %gamma, %beta : (tensor<?x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<?x8xf32>
+    rvnn_exec.yield %n : tensor<?x8xf32>
+  }
+  rvnn_exec.return %r : tensor<?x8xf32>
+}
+
+// -----
+
 // Row operands are a layer norm's gamma and beta, nothing else.
 rvnn_exec.func @unsupported(%a: tensor<4x8xf32>, %g: tensor<8xf32>) -> tensor<4x8xf32> {
   // expected-error @+1 {{'rvnn_exec.dispatch' op cannot generate kernel 'unsupported_k0': inputs must have the results' type, or be the gamma or beta of its layer norm}}

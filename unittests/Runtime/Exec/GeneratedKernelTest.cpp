@@ -515,7 +515,8 @@ TEST(GeneratedKernels, ReferenceModeNeedsNoLibrary) {
 /// after the norm. WIDTH, the normalised dim: 16 takes the kernels' 8-lane
 /// row sums, 5 the plain ones. NORM_INPUT: %q (the kernel computes the
 /// norm's input) or %a (the norm reads a kernel input; the ops before it are
-/// dead).
+/// dead). RESULT: %y (ops after the norm) or %n (the norm is the kernel's
+/// result: its cotangent is the result's, read in place).
 constexpr const char *kNormModel = R"mlir(
 func.func @forward(%a: tensor<?xWIDTHxTYPE>, %b: tensor<?xWIDTHxTYPE>,
                    %g: tensor<WIDTHxTYPE>, %be: tensor<WIDTHxTYPE>)
@@ -528,12 +529,22 @@ func.func @forward(%a: tensor<?xWIDTHxTYPE>, %b: tensor<?xWIDTHxTYPE>,
       -> tensor<?xWIDTHxTYPE>
   %t = math.tanh %n : tensor<?xWIDTHxTYPE>
   %y = arith.mulf %t, %b : tensor<?xWIDTHxTYPE>
-  return %y : tensor<?xWIDTHxTYPE>
+  return RESULT : tensor<?xWIDTHxTYPE>
 }
 )mlir";
 
-/// (dtype, width, the norm's input) of a RowNormKernelTest.
-using NormCase = std::tuple<std::string, int64_t, std::string>;
+/// Where the norm sits in kNormModel: its input and the model's result.
+struct NormPlace {
+  const char *name;
+  const char *input;
+  const char *result;
+};
+const NormPlace kNormPlaces[] = {{"computed", "%q", "%y"},
+                                 {"input", "%a", "%y"},
+                                 {"computed_result", "%q", "%n"}};
+
+/// (dtype, width, the norm's place) of a RowNormKernelTest.
+using NormCase = std::tuple<std::string, int64_t, NormPlace>;
 
 class RowNormKernelTest : public testing::TestWithParam<NormCase> {
 protected:
@@ -549,11 +560,12 @@ protected:
         std::regex_replace(kNormModel, std::regex("TYPE"), dtypeName());
     source = std::regex_replace(source, std::regex("WIDTH"),
                                 std::to_string(width()));
-    const std::string &normInput = std::get<2>(GetParam());
-    source = std::regex_replace(source, std::regex("NORM_INPUT"), normInput);
+    const NormPlace &place = std::get<2>(GetParam());
+    source = std::regex_replace(source, std::regex("NORM_INPUT"), place.input);
+    source = std::regex_replace(source, std::regex("RESULT"), place.result);
     return loadPlan(compiledSource("norm-" + dtypeName() + "-" +
                                        std::to_string(width()) + "-" +
-                                       normInput.substr(1),
+                                       place.name,
                                    source));
   }
   /// a, b [7, width], gamma and beta [width], fixed.
@@ -646,12 +658,11 @@ TEST_P(RowNormKernelTest, BackwardMatchesFiniteDifferences) {
 INSTANTIATE_TEST_SUITE_P(DtypesWidthsAndInputs, RowNormKernelTest,
                          testing::Combine(testing::Values("f64", "f32"),
                                           testing::Values(16, 5),
-                                          testing::Values("%q", "%a")),
+                                          testing::ValuesIn(kNormPlaces)),
                          [](const auto &info) {
                            return std::get<0>(info.param) + "_width" +
                                   std::to_string(std::get<1>(info.param)) +
-                                  (std::get<2>(info.param) == "%q" ? "_computed"
-                                                                   : "_input");
+                                  "_" + std::get<2>(info.param).name;
                          });
 
 } // namespace

@@ -394,24 +394,29 @@ void rvnn::exec::emitRowNormKernelGrad(OpBuilder &b, DispatchOp dispatch,
   const unsigned statsAt = numInputs, dyAt = statsAt + 3;
   unsigned gammaAt = cast<BlockArgument>(norm.getGamma()).getArgNumber();
 
-  // 1. dŷ: the layer norm output's cotangent, from the ops after it.
+  // 1. dŷ: the layer norm output's cotangent, from the ops after it; a norm
+  //    that only a result reads has that result's cotangent.
   SmallVector<Value> withDy = statsOperands(input);
   llvm::append_range(withDy, dys);
   SmallVector<AffineMap> withDyMaps = statsMaps(s);
   withDyMaps.append(numResults, s.full());
-  Value dNorm = s.generic(
-      withDy, withDyMaps, s.emptyFull(), s.full(), s.parallel(),
-      [&](OpBuilder &gb, Location loc, ValueRange elements) {
-        DenseMap<Value, Value> scalar, adjoint;
-        emitScalarsWithNorm(gb, loc, body, norm, elements, statsAt, scalar);
-        Value dResult;
-        emitReverseSweep(gb, loc, body, elements.slice(dyAt, numResults),
-                         scalar, adjoint, [&](Operation *, Value d) {
-                           dResult = d;
-                           return Value();
-                         });
-        gb.create<linalg::YieldOp>(loc, dResult ? dResult : s.constant(0));
-      })[0];
+  Value dNorm;
+  if (norm->hasOneUse() && *norm->user_begin() == body.getTerminator())
+    dNorm = dys[norm->use_begin()->getOperandNumber()];
+  else
+    dNorm = s.generic(
+        withDy, withDyMaps, s.emptyFull(), s.full(), s.parallel(),
+        [&](OpBuilder &gb, Location loc, ValueRange elements) {
+          DenseMap<Value, Value> scalar, adjoint;
+          emitScalarsWithNorm(gb, loc, body, norm, elements, statsAt, scalar);
+          Value dResult;
+          emitReverseSweep(gb, loc, body, elements.slice(dyAt, numResults),
+                           scalar, adjoint, [&](Operation *, Value d) {
+                             dResult = d;
+                             return Value();
+                           });
+          gb.create<linalg::YieldOp>(loc, dResult ? dResult : s.constant(0));
+        })[0];
 
   // Stage operands from here: the stats, then dŷ.
   SmallVector<Value> withDNorm = statsOperands(input);
