@@ -250,12 +250,7 @@ def main():
                 if k >= args.warmup:
                     step_ms.append((stop - start) * 1e3)
             peak = peak_rss_mib()
-            if on_gpu:
-                results_device = {"peak_device_mib":
-                                  torch.cuda.max_memory_allocated(device) / 2**20}
-            else:
-                results_device = {}
-            results.append({**results_device,
+            cell = {
                 "bucket": path, "min_length": min(lengths),
                 "max_length": max(lengths), "batch_size": batch_size,
                 "median_ms": percentile(step_ms, 50),
@@ -264,7 +259,11 @@ def main():
                 "step_ms": step_ms, "first_loss": losses[0],
                 "last_loss": losses[-1], "peak_rss_mib": peak,
                 "rss_delta_mib": peak - start_rss,
-                "peak_rss_reset": peak_reset})
+                "peak_rss_reset": peak_reset}
+            if on_gpu:
+                cell["peak_device_mib"] = (
+                    torch.cuda.max_memory_allocated(device) / 2**20)
+            results.append(cell)
 
     print(f"eager bench: {args.model}, torch {torch.__version__}, "
           f"{training.get('optimiser', 'radam_lookahead')} (torch.optim), "

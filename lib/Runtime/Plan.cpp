@@ -234,9 +234,21 @@ void collectDispatchKernels(const std::string &file, const PlanRegion &region,
   }
 }
 
+/// The file that field `key` of `reader` names; it must be listed in 'files'
+/// with role `role`, so its SHA-256 was checked.
+std::string listedFile(const Reader &reader, const std::string &key,
+                       const std::string &role,
+                       const std::map<std::string, std::string> &roles) {
+  std::string file = reader.string(key);
+  auto it = roles.find(file);
+  if (it == roles.end() || it->second != role)
+    reader.fail(key + " '" + file + "' is not listed in 'files' with role '" +
+                role + "'");
+  return file;
+}
+
 /// Reads the manifest's `kernels.cuda` (the kernels' CUDA code): its ABI and
-/// block must be this runtime's, and every file it names must be listed in
-/// 'files' with its role, so its SHA-256 was checked.
+/// block must be this runtime's, and every file it names a listed one.
 std::shared_ptr<const CudaKernelCode>
 readCudaKernelCode(const Reader &cuda,
                    const std::map<std::string, std::string> &roles,
@@ -251,24 +263,18 @@ readCudaKernelCode(const Reader &cuda,
     cuda.fail("block " + block.dump() + " is not the ABI's [" +
               std::to_string(kCudaBlockSize) + ", 1, 1]");
   auto code = std::make_shared<CudaKernelCode>();
-  auto listedFile = [&](const Reader &arch, const char *role) {
-    std::string file = arch.string(role);
-    auto it = roles.find(file);
-    if (it == roles.end() || it->second != role)
-      arch.fail(std::string(role) + " '" + file +
-                "' is not listed in 'files' with role '" + role + "'");
-    return (std::filesystem::path(directory) / file).string();
+  auto path = [&](const Reader &arch, const std::string &role) {
+    return (std::filesystem::path(directory) /
+            listedFile(arch, role, role, roles))
+        .string();
   };
   const json &archs = cuda.array("archs");
   for (size_t i = 0; i < archs.size(); ++i) {
     Reader arch = cuda.child(archs[i], "archs[" + std::to_string(i) + "]");
-    CudaKernelCode::Image image{arch.string("arch"), listedFile(arch, "ptx"),
-                                ""};
-    // "cubin": "not assembled: <why>" names no file.
-    if (arch.node.contains("cubin") &&
-        arch.string("cubin").rfind("not assembled", 0) != 0)
-      image.cubin = listedFile(arch, "cubin");
-    code->images.push_back(std::move(image));
+    // An architecture has no cubin where ptxas was not found.
+    code->images.push_back(
+        {arch.string("arch"), path(arch, "ptx"),
+         arch.node.contains("cubin") ? path(arch, "cubin") : ""});
   }
   // The PTX entries: the library's less those of `cpu_only` kernels.
   for (const json &symbol : cuda.array("symbols")) {
@@ -290,11 +296,7 @@ void readKernels(const Reader &manifest,
     return;
   Reader kernels =
       manifest.child(manifest.at("kernels", json::value_t::object), "kernels");
-  std::string library = kernels.string("library");
-  auto listed = roles.find(library);
-  if (listed == roles.end() || listed->second != "kernels")
-    kernels.fail("library '" + library +
-                 "' is not listed in 'files' with role 'kernels'");
+  std::string library = listedFile(kernels, "library", "kernels", roles);
   plan.kernelLibraryFile = library;
   std::shared_ptr<const CudaKernelCode> cuda;
   if (kernels.node.contains("cuda"))
