@@ -117,6 +117,39 @@ rvnn_exec.func @norm_between(%x: tensor<4x8xf32>, %g: tensor<8xf32>,
 
 // -----
 
+// A softmax along the last dim is a row reduction too: the beam step's
+// masked softmax and the log of its probabilities are one dispatch with both
+// results, the mask a full-size input.
+// CHECK-LABEL: rvnn_exec.func @masked_softmax_log
+// CHECK-SAME: (%[[X:.*]]: tensor<?x?x?xf32>, %[[M:.*]]: tensor<?x?x?xf32>)
+// CHECK-NEXT: %[[D:.*]]:2 = rvnn_exec.dispatch "masked_softmax_log_k0"(%[[X]], %[[M]])
+// CHECK-NEXT: ^bb0(%[[AX:.*]]: tensor<?x?x?xf32>, %[[AM:.*]]: tensor<?x?x?xf32>):
+// CHECK-NEXT: %[[P:.*]] = rvnn_exec.masked_softmax %[[AX]], %[[AM]] {dim = 2 : i64}
+// CHECK-NEXT: %[[L:.*]] = rvnn_exec.elementwise <log> %[[P]]
+// CHECK-NEXT: rvnn_exec.yield %[[P]], %[[L]]
+// CHECK: rvnn_exec.return %[[D]]#0, %[[D]]#1
+rvnn_exec.func @masked_softmax_log(%x: tensor<?x?x?xf32>, %m: tensor<?x?x?xf32>)
+    -> (tensor<?x?x?xf32>, tensor<?x?x?xf32>) {
+  %p = rvnn_exec.masked_softmax %x, %m {dim = 2 : i64} : tensor<?x?x?xf32>, tensor<?x?x?xf32>
+  %l = rvnn_exec.elementwise <log> %p : tensor<?x?x?xf32>
+  rvnn_exec.return %p, %l : tensor<?x?x?xf32>, tensor<?x?x?xf32>
+}
+
+// -----
+
+// A softmax along another dim is no row reduction: it splits the chain.
+// CHECK-LABEL: rvnn_exec.func @softmax_first_dim
+// CHECK-NOT: rvnn_exec.dispatch
+// CHECK: rvnn_exec.softmax
+rvnn_exec.func @softmax_first_dim(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %t = rvnn_exec.elementwise <tanh> %x : tensor<4x8xf32>
+  %p = rvnn_exec.softmax %t {dim = 0 : i64} : tensor<4x8xf32>
+  %y = rvnn_exec.elementwise <exp> %p : tensor<4x8xf32>
+  rvnn_exec.return %y : tensor<4x8xf32>
+}
+
+// -----
+
 // A kernel holds one row reduction: a chain through two layer norms is cut
 // before the second; a lone layer norm (here the second, whose user is not
 // fusable) is no dispatch.

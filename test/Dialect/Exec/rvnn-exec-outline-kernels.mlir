@@ -272,6 +272,80 @@ rvnn_exec.func @norm_out(%a: tensor<?x8xf32>, %g: tensor<8xf32>, %b: tensor<8xf3
 
 // -----
 
+// A softmax among elementwise ops: the kernel materialises its input, takes
+// each row's max and the sum of exp(x - max) in 8 lanes, the sum's
+// reciprocal per row, then the whole body in one generic.
+// CHECK-LABEL: func.func @softmax_k0(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<?x8xf32>, %[[OUT:[^:]*]]: tensor<?x8xf32>) -> tensor<?x8xf32>
+// CHECK: %[[PRE:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} ins(%[[X]] :
+// CHECK: math.tanh
+// CHECK: arith.constant 0xFF800000 : f32
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]
+// CHECK: arith.maximumf
+// CHECK: %[[MAX:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// CHECK: arith.maximumf
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]
+// CHECK: math.exp
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// CHECK: %[[INV:.*]] = linalg.generic {{.*}} iterator_types = ["parallel"]} ins(%[[SUM]] : tensor<?xf32>)
+// CHECK: arith.divf
+// CHECK: %[[Y:.*]] = linalg.generic {{.*}} ins(%[[X]], %[[PRE]], %[[MAX]], %[[INV]] : {{.*}}) outs(%[[OUT]] : tensor<?x8xf32>)
+// CHECK: return %[[Y]]
+// The backward: the statistics again, dp (the add after the softmax), one
+// row sum Σ dp·s, then reverse mode into the input's cotangent.
+// CHECK-LABEL: func.func @softmax_k0_grad(
+// CHECK-SAME: %[[DX:[^:]*]]: tensor<?x8xf32>) -> tensor<?x8xf32>
+// CHECK: %[[DP:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]{{.*}} outs({{.*}} : tensor<?x8xf32>)
+// CHECK: tensor.expand_shape %[[DP]]
+// CHECK: linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]{{.*}} outs({{.*}} : tensor<?x8xf32>)
+// CHECK: %[[FULL:.*]] = linalg.generic {{.*}} outs(%[[DX]] : tensor<?x8xf32>)
+// CHECK: return %[[FULL]]
+rvnn_exec.func @softmax(%a: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %r = rvnn_exec.dispatch "softmax_k0" (%a) : (tensor<?x8xf32>) -> tensor<?x8xf32> {
+  ^bb0(%x: tensor<?x8xf32>):
+    %t = rvnn_exec.elementwise <tanh> %x : tensor<?x8xf32>
+    %p = rvnn_exec.softmax %t {dim = -1 : i64} : tensor<?x8xf32>
+    %s = rvnn_exec.elementwise <add> %x, %p : tensor<?x8xf32>
+    rvnn_exec.yield %s : tensor<?x8xf32>
+  }
+  rvnn_exec.return %r : tensor<?x8xf32>
+}
+
+// -----
+
+// A masked softmax (rows of 5, no lanes) adds the masked rows' sum Z to the
+// statistics; its backward sums four terms per row in one generic (Σ dp·p
+// and the closed form's A, D, M) and yields both the input's and the mask's
+// cotangents. Its only use is a result: dp is that result's cotangent.
+// CHECK-LABEL: func.func @masked_softmax_k0(
+// CHECK: %[[MAX:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// CHECK: arith.maximumf
+// CHECK: %[[SUM:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// CHECK: %[[INV:.*]] = linalg.generic {{.*}} ins(%[[SUM]] : tensor<?xf32>)
+// CHECK: %[[Z:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]
+// CHECK: arith.constant 9.99999968E-21 : f32
+// CHECK: %[[Y:.*]]:2 = linalg.generic {{.*}} ins({{.*}}, %[[MAX]], %[[INV]], %[[Z]] : {{.*}})
+// CHECK: math.log
+// CHECK: return %[[Y]]#0, %[[Y]]#1
+// CHECK-LABEL: func.func @masked_softmax_k0_grad(
+// CHECK-SAME: %[[DP:[^:]*]]: tensor<?x5xf32>, %{{[^:]*}}: tensor<?x5xf32>, %[[DX:[^:]*]]: tensor<?x5xf32>, %[[DM:[^:]*]]: tensor<?x5xf32>) -> (tensor<?x5xf32>, tensor<?x5xf32>)
+// CHECK: %[[SUMS:.*]]:4 = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins({{.*}}, %[[DP]] : {{.*}})
+// CHECK: %[[GRADS:.*]]:2 = linalg.generic {{.*}} ins({{.*}}, %[[SUMS]]#0, %[[SUMS]]#1, %[[SUMS]]#2, %[[SUMS]]#3 : {{.*}}) outs(%[[DX]], %[[DM]] :
+// CHECK: return %[[GRADS]]#0, %[[GRADS]]#1
+rvnn_exec.func @masked_softmax(%a: tensor<?x5xf32>, %m: tensor<?x5xf32>) -> (tensor<?x5xf32>, tensor<?x5xf32>) {
+  %r:2 = rvnn_exec.dispatch "masked_softmax_k0" (%a, %m)
+      : (tensor<?x5xf32>, tensor<?x5xf32>) -> (tensor<?x5xf32>, tensor<?x5xf32>) {
+  ^bb0(%x: tensor<?x5xf32>, %mask: tensor<?x5xf32>):
+    %p = rvnn_exec.masked_softmax %x, %mask {dim = 1 : i64} : tensor<?x5xf32>, tensor<?x5xf32>
+    %q = rvnn_exec.elementwise <exp> %x : tensor<?x5xf32>
+    %l = rvnn_exec.elementwise <log> %q : tensor<?x5xf32>
+    rvnn_exec.yield %p, %l : tensor<?x5xf32>, tensor<?x5xf32>
+  }
+  rvnn_exec.return %r#0, %r#1 : tensor<?x5xf32>, tensor<?x5xf32>
+}
+
+// -----
+
 // Row operands are a layer norm's gamma and beta, nothing else.
 rvnn_exec.func @unsupported(%a: tensor<4x8xf32>, %g: tensor<8xf32>) -> tensor<4x8xf32> {
   // expected-error @+1 {{'rvnn_exec.dispatch' op cannot generate kernel 'unsupported_k0': inputs must have the results' type, or be the gamma or beta of its layer norm}}
@@ -288,7 +362,7 @@ rvnn_exec.func @unsupported(%a: tensor<4x8xf32>, %g: tensor<8xf32>) -> tensor<4x
 
 // One row reduction per kernel.
 rvnn_exec.func @two_norms(%a: tensor<4x8xf32>, %g: tensor<8xf32>) -> tensor<4x8xf32> {
-  // expected-error @+1 {{'rvnn_exec.dispatch' op cannot generate kernel 'two_norms_k0': it holds more than one layer norm}}
+  // expected-error @+1 {{'rvnn_exec.dispatch' op cannot generate kernel 'two_norms_k0': it holds more than one row reduction}}
   %r = rvnn_exec.dispatch "two_norms_k0" (%a, %g)
       : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32> {
   ^bb0(%x: tensor<4x8xf32>, %gamma: tensor<8xf32>):

@@ -2,10 +2,10 @@
 //
 // rvnn-exec-fuse-elementwise: within each block, fusable elementwise ops
 // (ScalarRules.h) of one tensor type that feed each other form groups, with
-// at most one layer norm of that type (a row reduction: its gamma and beta
-// become the kernel's row operands); each group of two or more ops (or a
-// lone gelu) whose results are not needed before its last op becomes one
-// rvnn_exec.dispatch at the last op's place.
+// at most one row reduction of that type (a layer norm, whose gamma and beta
+// become the kernel's row operands, or a softmax along the last dim); each
+// group of two or more ops (or a lone gelu) whose results are not needed
+// before its last op becomes one rvnn_exec.dispatch at the last op's place.
 //
 //===----------------------------------------------------------------------===//
 
@@ -56,7 +56,7 @@ public:
       Group group = worklist.pop_back_val();
       if (group.size() < 2 && !worthAKernelAlone(group.front()))
         continue;
-      std::optional<size_t> cut = secondRowNorm(group);
+      std::optional<size_t> cut = secondRowReduction(group);
       if (!cut)
         cut = firstEarlyUse(group);
       if (!cut) {
@@ -111,12 +111,12 @@ private:
     return groups;
   }
 
-  /// The index of the group's second layer norm, if any: a kernel holds at
-  /// most one row reduction (the parts are cut before it).
-  static std::optional<size_t> secondRowNorm(ArrayRef<Operation *> group) {
+  /// The index of the group's second row reduction, if any: a kernel holds
+  /// at most one (the parts are cut before it).
+  static std::optional<size_t> secondRowReduction(ArrayRef<Operation *> group) {
     bool seen = false;
     for (auto [index, op] : llvm::enumerate(group)) {
-      if (!getFusableRowNormType(op))
+      if (!getFusableRowReductionType(op))
         continue;
       if (seen)
         return index;

@@ -13,15 +13,16 @@ using namespace mlir::rvnn::exec;
 void rvnn::exec::emitForwardScalars(OpBuilder &b, Location loc, Block &body,
                                     ValueRange inputs,
                                     DenseMap<Value, Value> &scalar,
-                                    RowNormScalar rowNorm, Operation *stopAt) {
+                                    RowReductionScalar rowReduction,
+                                    Operation *stopAt) {
   for (auto [argument, input] : llvm::zip_equal(body.getArguments(), inputs))
     scalar[argument] = input;
   for (Operation &op : body.without_terminator()) {
     if (&op == stopAt)
       return;
-    if (getFusableRowNormType(&op)) {
-      assert(rowNorm && "a layer norm needs its row statistics");
-      scalar[op.getResult(0)] = rowNorm(&op);
+    if (getFusableRowReductionType(&op)) {
+      assert(rowReduction && "a row reduction needs its row statistics");
+      scalar[op.getResult(0)] = rowReduction(&op);
       continue;
     }
     SmallVector<Value> operands;
@@ -35,7 +36,7 @@ void rvnn::exec::emitReverseSweep(OpBuilder &b, Location loc, Block &body,
                                   ValueRange seeds,
                                   const DenseMap<Value, Value> &scalar,
                                   DenseMap<Value, Value> &adjoint,
-                                  RowNormAdjoint rowNorm) {
+                                  RowReductionAdjoint rowReduction) {
   auto accumulate = [&](Value value, Value contribution) {
     Value &sum = adjoint[value];
     sum = sum ? b.create<arith::AddFOp>(loc, sum, contribution).getResult()
@@ -48,12 +49,15 @@ void rvnn::exec::emitReverseSweep(OpBuilder &b, Location loc, Block &body,
     Value dResult = adjoint.lookup(op.getResult(0));
     if (!dResult)
       continue; // On no path to a result.
-    if (getFusableRowNormType(&op)) {
-      assert(rowNorm && "a layer norm needs its row statistics");
-      Value dInput = rowNorm(&op, dResult);
-      if (!dInput)
+    if (getFusableRowReductionType(&op)) {
+      assert(rowReduction && "a row reduction needs its row statistics");
+      SmallVector<Value> contributions = rowReduction(&op, dResult);
+      if (contributions.empty())
         return;
-      accumulate(op.getOperand(0), dInput);
+      for (auto [operand, contribution] :
+           llvm::zip_equal(op.getOperands(), contributions))
+        if (contribution)
+          accumulate(operand, contribution);
       continue;
     }
     SmallVector<Value> operands;

@@ -10,6 +10,7 @@
 #include "KernelScalars.h"
 #include "RowNormKernel.h"
 #include "ScalarRules.h"
+#include "SoftmaxKernel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -37,10 +38,10 @@ namespace {
 
 constexpr StringLiteral kKernelsModuleName = "rvnn_kernels";
 
-/// The dispatch's kernel signature (RowNormKernel.h), or an error at the
+/// The dispatch's kernel signature (KernelStages.h), or an error at the
 /// dispatch: results of one ranked type `T` (f32 or f64), inputs of type `T`
 /// or row operands of the body's layer norm, body ops fusable over `T` with
-/// at most one layer norm.
+/// at most one row reduction.
 FailureOr<KernelSignature> getKernelSignature(DispatchOp dispatch) {
   auto fail = [&](const Twine &why) {
     dispatch.emitOpError("cannot generate kernel '")
@@ -61,17 +62,19 @@ FailureOr<KernelSignature> getKernelSignature(DispatchOp dispatch) {
   for (Operation &op : body.without_terminator()) {
     if (getFusableType(&op) == type)
       continue;
-    if (getFusableRowNormType(&op) == type) {
-      if (signature.rowNorm)
-        return fail("it holds more than one layer norm");
-      signature.rowNorm = &op;
+    if (getFusableRowReductionType(&op) == type) {
+      if (signature.rowReduction)
+        return fail("it holds more than one row reduction");
+      signature.rowReduction = &op;
       continue;
     }
     return fail("'" + op.getName().getStringRef() +
                 "' is not an elementwise op of the dispatch's type");
   }
   auto isRowOperandUse = [&](OpOperand &use) {
-    return use.getOwner() == signature.rowNorm && use.getOperandNumber() > 0;
+    return isa_and_nonnull<LayerNormOp>(signature.rowReduction) &&
+           use.getOwner() == signature.rowReduction &&
+           use.getOperandNumber() > 0;
   };
   for (BlockArgument argument : body.getArguments()) {
     bool row = argument.getType() != type;
@@ -197,9 +200,14 @@ struct OutlineKernelsPass
         failed = true;
         continue;
       }
-      if (signature->rowNorm) {
+      if (isa_and_nonnull<LayerNormOp>(signature->rowReduction)) {
         emitRowNormKernel(builder, dispatch, *signature);
         emitRowNormKernelGrad(builder, dispatch, *signature, gradName);
+        continue;
+      }
+      if (signature->rowReduction) {
+        emitSoftmaxKernel(builder, dispatch, *signature);
+        emitSoftmaxKernelGrad(builder, dispatch, *signature, gradName);
         continue;
       }
       emitForward(builder, dispatch, signature->type);

@@ -1,32 +1,19 @@
 //===- RowNormKernel.h - Kernels with a layer norm --------------*- C++ -*-===//
 //
 // The kernel IR of a dispatch whose body holds a layer norm (a row
-// reduction) among its elementwise ops: stages of linalg.generic ops over
-// the full iteration space, the rows (statistics) and the columns (the
-// gradients of gamma and beta), in one function, for the forward and for
-// its compiler-derived backward.
+// reduction) among its elementwise ops (KernelStages.h), for the forward and
+// for its compiler-derived backward. Statistics follow ATen's layer norm:
+// biased variance of the centred input, rstd = 1 / sqrt(var + epsilon), both
+// once per row.
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef RVNN_LIB_DIALECT_EXEC_TRANSFORMS_ROWNORMKERNEL_H
 #define RVNN_LIB_DIALECT_EXEC_TRANSFORMS_ROWNORMKERNEL_H
 
-#include "mlir/IR/Builders.h"
-#include "mlir/IR/BuiltinTypes.h"
-#include "rvnn/Dialect/Exec/IR/ExecOps.h"
+#include "KernelStages.h"
 
 namespace mlir::rvnn::exec {
-
-/// What the kernel generator knows of a dispatch.
-struct KernelSignature {
-  /// The type of the results and of every input but the row operands.
-  RankedTensorType type;
-  /// Per input: whether it is a row operand (`[D]`, D the last dim of
-  /// `type`: the layer norm's gamma or beta), read along the last dim.
-  SmallVector<bool> rowInputs;
-  /// The body's layer norm, or null (a purely elementwise kernel).
-  Operation *rowNorm = nullptr;
-};
 
 /// Writes `func.func @K(x..., out...) -> (out...)` at `b`: the layer norm's
 /// input (materialised unless it is an input), its row sums and sums of

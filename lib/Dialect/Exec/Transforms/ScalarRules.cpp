@@ -326,13 +326,20 @@ RankedTensorType rvnn::exec::getFusableType(Operation *op) {
   return type;
 }
 
-RankedTensorType rvnn::exec::getFusableRowNormType(Operation *op) {
-  auto norm = dyn_cast<LayerNormOp>(op);
-  if (!norm)
-    return {};
-  auto type = dyn_cast<RankedTensorType>(norm.getType());
-  if (!type || type.getRank() < 2 || norm.getInput().getType() != type ||
+namespace {
+
+/// The type of a rank >= 2 f32 or f64 tensor value, else null.
+RankedTensorType rowReducibleType(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  if (!type || type.getRank() < 2 ||
       !isa<Float32Type, Float64Type>(type.getElementType()))
+    return {};
+  return type;
+}
+
+RankedTensorType layerNormType(LayerNormOp norm) {
+  RankedTensorType type = rowReducibleType(norm.getResult());
+  if (!type || norm.getInput().getType() != type)
     return {};
   auto isRow = [&](Value operand) {
     auto row = dyn_cast<RankedTensorType>(operand.getType());
@@ -344,10 +351,31 @@ RankedTensorType rvnn::exec::getFusableRowNormType(Operation *op) {
                                                          : RankedTensorType();
 }
 
+/// A softmax's type if it runs along the last dim and all its operands
+/// have its result's type.
+RankedTensorType softmaxType(Operation *op, int64_t dim) {
+  RankedTensorType type = rowReducibleType(op->getResult(0));
+  if (!type || (dim != -1 && dim != type.getRank() - 1) ||
+      !llvm::all_of(op->getOperandTypes(),
+                    [&](Type operand) { return operand == type; }))
+    return {};
+  return type;
+}
+
+} // namespace
+
+RankedTensorType rvnn::exec::getFusableRowReductionType(Operation *op) {
+  return llvm::TypeSwitch<Operation *, RankedTensorType>(op)
+      .Case([](LayerNormOp norm) { return layerNormType(norm); })
+      .Case<SoftmaxOp, MaskedSoftmaxOp>(
+          [](auto softmax) { return softmaxType(softmax, softmax.getDim()); })
+      .Default([](Operation *) { return RankedTensorType(); });
+}
+
 RankedTensorType rvnn::exec::getKernelMemberType(Operation *op) {
   if (RankedTensorType type = getFusableType(op))
     return type;
-  return getFusableRowNormType(op);
+  return getFusableRowReductionType(op);
 }
 
 Value rvnn::exec::emitScalarForward(OpBuilder &b, Location loc, Operation *op,

@@ -23,13 +23,15 @@ namespace mlir::rvnn::exec {
 /// Null for every other op.
 RankedTensorType getFusableType(Operation *op);
 
-/// The type `T` of a `layer_norm` a dispatch can fuse as a row reduction:
-/// input and result of type `T` (f32 or f64, rank >= 2, normalised over the
-/// last dim), `gamma` and `beta` rank-1 tensors of `T`'s element type and
-/// last dim (a kernel's row operands). Null for every other op.
-RankedTensorType getFusableRowNormType(Operation *op);
+/// The type `T` of a row reduction a dispatch can fuse, for ops of rank >= 2
+/// over f32 or f64 that reduce along the last dim: a `layer_norm` with input
+/// and result of type `T`, `gamma` and `beta` rank-1 tensors of `T`'s
+/// element type and last dim (a kernel's row operands); a `softmax`, or a
+/// `masked_softmax` whose input, mask and result all have type `T`. Null for
+/// every other op.
+RankedTensorType getFusableRowReductionType(Operation *op);
 
-/// getFusableType or getFusableRowNormType: the type by which
+/// getFusableType or getFusableRowReductionType: the type by which
 /// rvnn-exec-fuse-elementwise groups `op` with its producers and users.
 RankedTensorType getKernelMemberType(Operation *op);
 

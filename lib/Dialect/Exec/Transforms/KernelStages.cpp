@@ -1,0 +1,326 @@
+//===- KernelStages.cpp - Stages of a kernel with a row reduction ---------===//
+//
+// A row fold of a static row length that is a multiple of kLanes runs over
+// the row split into [D / kLanes, kLanes]: kLanes running values per row,
+// the inner loop a plain vector add (or max), then a fold of the lanes.
+// Reassociating a sum this way is what lets the code vectorise without
+// fast-math flags.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KernelStages.h"
+#include "KernelScalars.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "llvm/ADT/SetVector.h"
+
+#include <limits>
+
+using namespace mlir;
+using namespace mlir::rvnn::exec;
+
+namespace {
+
+/// Lanes of a split row fold: one AVX vector of f32.
+constexpr int64_t kLanes = 8;
+
+Value combine(OpBuilder &b, Location loc, RowFold fold, Value running,
+              Value term) {
+  if (fold == RowFold::max)
+    return b.create<arith::MaximumFOp>(loc, running, term);
+  return b.create<arith::AddFOp>(loc, running, term);
+}
+
+} // namespace
+
+Stages::Stages(OpBuilder &b, Location loc, const KernelSignature &signature,
+               ValueRange inputs)
+    : b(b), loc(loc), type(signature.type), numDims(type.getRank()),
+      inputs(inputs) {
+  for (auto [input, row] : llvm::zip_equal(inputs, signature.rowInputs)) {
+    inputMaps.push_back(row ? column() : full());
+    if (!row && !like)
+      like = input;
+  }
+  int64_t last = type.getShape().back();
+  if (!ShapedType::isDynamic(last)) {
+    length = constant(static_cast<double>(last));
+  } else {
+    Value size = b.create<tensor::DimOp>(loc, like, numDims - 1);
+    Value integer =
+        b.create<arith::IndexCastOp>(loc, b.getI64Type(), size).getResult();
+    length = b.create<arith::SIToFPOp>(loc, type.getElementType(), integer);
+  }
+  inverseLength = b.create<arith::DivFOp>(loc, constant(1.0), length);
+}
+
+SmallVector<Stages::Iterator> Stages::columnReduction() const {
+  SmallVector<Iterator> kinds(numDims - 1, Iterator::reduction);
+  kinds.push_back(Iterator::parallel);
+  return kinds;
+}
+
+Value Stages::zeros(Value destination) {
+  return b
+      .create<linalg::FillOp>(loc, ValueRange{constant(0.0)},
+                              ValueRange{destination})
+      .getResult(0);
+}
+
+Value Stages::constant(double value) {
+  Type element = type.getElementType();
+  return b.create<arith::ConstantOp>(loc, element,
+                                     b.getFloatAttr(element, value));
+}
+
+Value Stages::foldStart(RowFold fold, Value destination) {
+  if (fold == RowFold::sum)
+    return zeros(destination);
+  Value lowest = constant(-std::numeric_limits<double>::infinity());
+  return b.create<linalg::FillOp>(loc, lowest, destination).getResult(0);
+}
+
+SmallVector<Value> Stages::generic(ValueRange extra,
+                                   ArrayRef<AffineMap> extraMaps,
+                                   ValueRange outs, ArrayRef<AffineMap> outMaps,
+                                   ArrayRef<Iterator> kinds, BodyBuilder body) {
+  return genericOver(/*splitRows=*/false, extra, extraMaps, outs, outMaps,
+                     kinds, body);
+}
+
+Value Stages::rowwise(ValueRange ins, BodyBuilder body) {
+  AffineMap identity = b.getMultiDimIdentityMap(numDims - 1);
+  SmallVector<AffineMap> maps(ins.size() + 1, identity);
+  Value out = emptyRows();
+  return b
+      .create<linalg::GenericOp>(
+          loc, out.getType(), ins, out, maps,
+          SmallVector<Iterator>(numDims - 1, Iterator::parallel), body)
+      .getResult(0);
+}
+
+SmallVector<Value> Stages::rowFolds(ValueRange extra,
+                                    ArrayRef<AffineMap> extraMaps,
+                                    ArrayRef<RowFold> folds, TermBuilder term) {
+  unsigned numFolds = folds.size();
+  auto accumulate = [&](OpBuilder &gb, Location loc, ValueRange elements) {
+    SmallVector<Value> terms = term(gb, loc, elements);
+    ValueRange running = elements.take_back(numFolds);
+    SmallVector<Value> next;
+    for (auto [fold, value, t] : llvm::zip_equal(folds, running, terms))
+      next.push_back(combine(gb, loc, fold, value, t));
+    gb.create<linalg::YieldOp>(loc, next);
+  };
+  SmallVector<Iterator> rowReduction = parallel();
+  rowReduction.back() = Iterator::reduction;
+  int64_t rowSize = type.getShape().back();
+  if (ShapedType::isDynamic(rowSize) || rowSize % kLanes != 0) {
+    SmallVector<Value> outs;
+    for (RowFold fold : folds)
+      outs.push_back(foldStart(fold, emptyRows()));
+    return generic(extra, extraMaps, outs,
+                   SmallVector<AffineMap>(numFolds, rows()), rowReduction,
+                   accumulate);
+  }
+  // Domain (rows..., k, l): element (rows..., k·kLanes + l), lane l.
+  SmallVector<int64_t> laneShape(type.getShape().drop_back());
+  laneShape.push_back(kLanes);
+  SmallVector<Value> outs;
+  for (RowFold fold : folds)
+    outs.push_back(foldStart(fold, empty(laneShape)));
+  AffineMap lane =
+      b.getMultiDimIdentityMap(numDims + 1).dropResult(numDims - 1);
+  SmallVector<Iterator> kinds(numDims - 1, Iterator::parallel);
+  kinds.append({Iterator::reduction, Iterator::parallel});
+  SmallVector<Value> partial =
+      genericOver(/*splitRows=*/true, extra, extraMaps, outs,
+                  SmallVector<AffineMap>(numFolds, lane), kinds, accumulate);
+  // The fold of the lanes.
+  SmallVector<Value> results;
+  for (auto [fold, lanes] : llvm::zip_equal(folds, partial)) {
+    RowFold laneFold = fold; // A copy the body lambda can capture.
+    results.push_back(
+        b.create<linalg::GenericOp>(
+             loc, emptyRows().getType(), lanes,
+             foldStart(laneFold, emptyRows()),
+             ArrayRef<AffineMap>{full(), rows()}, rowReduction,
+             [laneFold](OpBuilder &gb, Location loc, ValueRange elements) {
+               gb.create<linalg::YieldOp>(
+                   loc, combine(gb, loc, laneFold, elements[1], elements[0]));
+             })
+            .getResult(0));
+  }
+  return results;
+}
+
+SmallVector<Value> Stages::bodyValues(Block &body, ArrayRef<Value> values,
+                                      Operation *stopAt) {
+  SmallVector<Value> tensors(values.size());
+  llvm::SetVector<Value> computed;
+  for (auto [value, tensor] : llvm::zip_equal(values, tensors)) {
+    if (auto argument = dyn_cast<BlockArgument>(value))
+      tensor = input(argument.getArgNumber());
+    else
+      computed.insert(value);
+  }
+  if (computed.empty())
+    return tensors;
+  unsigned numInputs = body.getNumArguments();
+  SmallVector<Value> outs;
+  for (size_t i = 0; i < computed.size(); ++i)
+    outs.push_back(emptyFull());
+  SmallVector<Value> results = generic(
+      {}, {}, outs, SmallVector<AffineMap>(outs.size(), full()), parallel(),
+      [&](OpBuilder &gb, Location loc, ValueRange elements) {
+        DenseMap<Value, Value> scalar;
+        emitForwardScalars(gb, loc, body, elements.take_front(numInputs),
+                           scalar, nullptr, stopAt);
+        SmallVector<Value> yielded;
+        for (Value value : computed)
+          yielded.push_back(scalar.lookup(value));
+        gb.create<linalg::YieldOp>(loc, yielded);
+      });
+  for (auto [value, tensor] : llvm::zip_equal(values, tensors))
+    if (!tensor)
+      tensor = results[llvm::find(computed.getArrayRef(), value) -
+                       computed.getArrayRef().begin()];
+  return tensors;
+}
+
+SmallVector<Value> Stages::genericOver(bool splitRows, ValueRange extra,
+                                       ArrayRef<AffineMap> extraMaps,
+                                       ValueRange outs,
+                                       ArrayRef<AffineMap> outMaps,
+                                       ArrayRef<Iterator> kinds,
+                                       BodyBuilder body) {
+  SmallVector<Value> ins(inputs);
+  llvm::append_range(ins, extra);
+  SmallVector<AffineMap> maps(inputMaps);
+  llvm::append_range(maps, extraMaps);
+  if (splitRows)
+    for (auto [operand, map] : llvm::zip_equal(ins, maps))
+      std::tie(operand, map) = splitLastDim(operand, map);
+  llvm::append_range(maps, outMaps);
+  return b
+      .create<linalg::GenericOp>(loc, ValueRange(outs).getTypes(), ins, outs,
+                                 maps, kinds, body)
+      .getResults();
+}
+
+/// An operand of the full space (`map` full, rows or column) as the split
+/// space (rows..., k, l) reads it.
+std::pair<Value, AffineMap> Stages::splitLastDim(Value operand, AffineMap map) {
+  AffineMap identity = b.getMultiDimIdentityMap(numDims + 1);
+  if (map == rows())
+    return {operand, identity.getMajorSubMap(numDims - 1)};
+  auto shaped = cast<RankedTensorType>(operand.getType());
+  SmallVector<int64_t> shape(shaped.getShape().drop_back());
+  shape.append({shaped.getShape().back() / kLanes, kLanes});
+  SmallVector<ReassociationIndices> groups;
+  for (int64_t d = 0; d + 1 < shaped.getRank(); ++d)
+    groups.push_back({d});
+  groups.push_back({shaped.getRank() - 1, shaped.getRank()});
+  Value expanded = b.create<tensor::ExpandShapeOp>(
+      loc, RankedTensorType::get(shape, shaped.getElementType()), operand,
+      groups);
+  if (map == column())
+    return {expanded, identity.getMinorSubMap(2)};
+  assert(map == full() && "operands are full, rows or column");
+  return {expanded, identity};
+}
+
+Value Stages::empty(ArrayRef<int64_t> shape) {
+  SmallVector<Value> dynamic;
+  for (auto [d, size] : llvm::enumerate(shape))
+    if (ShapedType::isDynamic(size))
+      dynamic.push_back(b.create<tensor::DimOp>(loc, like, d));
+  return b.create<tensor::EmptyOp>(loc, shape, type.getElementType(), dynamic);
+}
+
+SmallVector<Value> rvnn::exec::emitBodyResults(Stages &s, Block &body,
+                                               ValueRange stats,
+                                               ArrayRef<AffineMap> statsMaps,
+                                               ValueRange outs,
+                                               BodyScalars scalars) {
+  return s.generic(stats, statsMaps, outs,
+                   SmallVector<AffineMap>(outs.size(), s.full()), s.parallel(),
+                   [&](OpBuilder &gb, Location loc, ValueRange elements) {
+                     DenseMap<Value, Value> scalar;
+                     scalars(gb, loc, elements, scalar);
+                     SmallVector<Value> yielded;
+                     for (Value result : body.getTerminator()->getOperands())
+                       yielded.push_back(scalar.lookup(result));
+                     gb.create<linalg::YieldOp>(loc, yielded);
+                   });
+}
+
+Value rvnn::exec::emitReductionCotangent(Stages &s, Block &body,
+                                         Operation *reduction, ValueRange stats,
+                                         ArrayRef<AffineMap> statsMaps,
+                                         ValueRange dys, BodyScalars scalars) {
+  if (reduction->hasOneUse() &&
+      reduction->user_begin()->hasTrait<OpTrait::IsTerminator>())
+    return dys[reduction->use_begin()->getOperandNumber()];
+  SmallVector<Value> operands(stats);
+  llvm::append_range(operands, dys);
+  SmallVector<AffineMap> maps(statsMaps);
+  maps.append(dys.size(), s.full());
+  unsigned dyAt = body.getNumArguments() + stats.size();
+  return s.generic(
+      operands, maps, s.emptyFull(), s.full(), s.parallel(),
+      [&](OpBuilder &gb, Location loc, ValueRange elements) {
+        DenseMap<Value, Value> scalar, adjoint;
+        scalars(gb, loc, elements, scalar);
+        Value dResult;
+        emitReverseSweep(gb, loc, body, elements.slice(dyAt, dys.size()),
+                         scalar, adjoint, [&](Operation *, Value d) {
+                           dResult = d;
+                           return SmallVector<Value>();
+                         });
+        gb.create<linalg::YieldOp>(loc, dResult ? dResult : s.constant(0));
+      })[0];
+}
+
+namespace {
+
+/// `func.func @name(argTypes...) -> (resultTypes...)` at `b`, its entry
+/// block's builder and arguments.
+std::pair<OpBuilder, ValueRange> beginFunction(OpBuilder &b, Location loc,
+                                               StringRef name,
+                                               TypeRange argTypes,
+                                               TypeRange resultTypes) {
+  auto func = b.create<func::FuncOp>(loc, name,
+                                     b.getFunctionType(argTypes, resultTypes));
+  Block *entry = func.addEntryBlock();
+  return {OpBuilder::atBlockBegin(entry), entry->getArguments()};
+}
+
+} // namespace
+
+KernelFunction rvnn::exec::beginForwardKernel(OpBuilder &b,
+                                              DispatchOp dispatch) {
+  SmallVector<Type> argTypes(dispatch.getInputs().getTypes());
+  llvm::append_range(argTypes, dispatch.getResultTypes());
+  auto [builder, args] =
+      beginFunction(b, dispatch.getLoc(), dispatch.getKernel(), argTypes,
+                    dispatch.getResultTypes());
+  unsigned numInputs = dispatch.getInputs().size();
+  return {builder, args.take_front(numInputs), {}, args.drop_front(numInputs)};
+}
+
+KernelFunction rvnn::exec::beginBackwardKernel(OpBuilder &b,
+                                               DispatchOp dispatch,
+                                               StringRef name) {
+  SmallVector<Type> argTypes(dispatch.getInputs().getTypes());
+  llvm::append_range(argTypes, dispatch.getResultTypes());
+  llvm::append_range(argTypes, dispatch.getInputs().getTypes());
+  auto [builder, args] = beginFunction(b, dispatch.getLoc(), name, argTypes,
+                                       dispatch.getInputs().getTypes());
+  unsigned numInputs = dispatch.getInputs().size();
+  unsigned numResults = dispatch.getNumResults();
+  return {builder, args.take_front(numInputs),
+          args.slice(numInputs, numResults),
+          args.drop_front(numInputs + numResults)};
+}
