@@ -104,16 +104,19 @@ SmallVector<StringRef> undefinedFunctions(StringRef ptx) {
   return names;
 }
 
-/// Whether the CUDA pipeline lowers kernel `func`: one elementwise generic,
-/// one thread an element. Kernels with a row reduction (stages over
-/// temporaries, RowNormKernel.h) would need host work between launches; they
-/// are CPU-only for now.
+/// Whether the CUDA pipeline lowers kernel `func`: one elementwise generic
+/// of operands of one shape, one thread an element (rvnn-cuda-v1). Kernels
+/// with a row reduction (stages over temporaries, KernelStages.h) would need
+/// host work between launches, and the backward of a broadcast operand is a
+/// reduction too; they are CPU-only for now.
 bool isElementwiseKernel(func::FuncOp func) {
   auto ops = func.getBody().front().without_terminator();
   if (!llvm::hasSingleElement(ops))
     return false;
   auto generic = dyn_cast<linalg::GenericOp>(*ops.begin());
-  return generic && generic.getNumReductionLoops() == 0;
+  return generic && generic.getNumReductionLoops() == 0 &&
+         llvm::all_of(generic.getIndexingMapsArray(),
+                      [](AffineMap map) { return map.isIdentity(); });
 }
 
 } // namespace
@@ -136,7 +139,8 @@ mlir::rvnn::emitCudaKernels(ModuleOp kernels, StringRef directory,
   }
   llvm::sort(info.cpuOnly);
   if (module->getOps<func::FuncOp>().empty()) {
-    info.unsupported = "every kernel has a row reduction (CPU-only for now)";
+    info.unsupported = "every kernel has a row reduction or a broadcast "
+                       "operand (CPU-only for now)";
     return info;
   }
   LowerKernelsToNVVMOptions options;

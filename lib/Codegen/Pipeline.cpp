@@ -56,7 +56,7 @@ using namespace mlir;
 
 namespace {
 
-/// A kernel argument's buffer on the CPU (`rvnn-memref-v3`): the innermost
+/// A kernel argument's buffer on the CPU (`rvnn-memref-v4`): the innermost
 /// dimension contiguous, so the loops over it vectorise; the other strides
 /// and the offset dynamic, so a slice or a row broadcast of a larger tensor
 /// is passed as it is instead of being copied first.

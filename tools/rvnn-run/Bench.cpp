@@ -63,8 +63,8 @@ training forward). In training mode the options keep their training values,
 so --option needs --eval-forward.
 
 Dispatch ops run the model's generated kernels unless --kernels reference
-(on a GPU their CUDA code; kernels with a row reduction have none yet and
-run their reference bodies there); the table and the JSON say which ran.
+(on a GPU their CUDA code; kernels with a row reduction or a broadcast
+operand have none yet and run their reference bodies there); the table and the JSON say which ran.
 On a GPU the table and the JSON also give the peak device memory of each
 bucket (LibTorch's caching allocator, torch.cuda.max_memory_allocated). --recompute (default: the run
 configuration's "recompute") chooses what differentiated calls keep for

@@ -25,7 +25,7 @@ inline constexpr llvm::StringLiteral kCudaKernelsModule = "rvnn_kernels";
 
 /// The buffers a kernel's arguments become: contiguous (identity layouts,
 /// `rvnn-cuda-v1`) or with only the innermost dimension contiguous
-/// (`rvnn-memref-v3`, the CPU's).
+/// (`rvnn-memref-v4`, the CPU's).
 enum class KernelArgumentLayout { Contiguous, RowStrided };
 
 /// Tensors -> buffers for both targets: one-shot bufferization across

@@ -43,7 +43,7 @@ def RvnnAddKernelEntryPoints
     which loads `args[i]` (a pointer to the memref descriptor of argument
     `i`, in the kernel's argument order; for a scalar argument, a pointer to
     its value, which is loaded) and calls `_mlir_ciface_<name>`.
-    This is the uniform ABI the runtime calls (`rvnn-memref-v3` on the CPU):
+    This is the uniform ABI the runtime calls (`rvnn-memref-v4` on the CPU):
     `void rvnn_kernel_<name>(void **args)`, with each descriptor MLIR's
     strided memref `{T *allocated; T *aligned; int64_t offset;
     int64_t sizes[R]; int64_t strides[R]}` (on the CPU the innermost stride

@@ -35,7 +35,8 @@ struct CudaModules;
 /// The CUDA code of a compiled model's kernels (the manifest's
 /// `kernels.cuda`, ABI kCudaKernelAbi): per GPU architecture the PTX and,
 /// when ptxas assembled it, the cubin; and the entry points it holds (all
-/// but those of kernels with a row reduction, `cpu_only`).
+/// but those of kernels with a row reduction or a broadcast operand,
+/// `cpu_only`).
 struct CudaKernelCode {
   struct Image {
     std::string arch;  ///< "sm_90"
@@ -58,9 +59,9 @@ struct GeneratedKernel {
   std::string name; ///< the dispatch's `kernel` attribute
   KernelEntry forward = nullptr;
   KernelEntry backward = nullptr;
-  /// The same kernel's CUDA code; null when it has none (a row reduction,
-  /// or a model compiled without PTX): on a GPU its dispatch then runs its
-  /// reference body.
+  /// The same kernel's CUDA code; null when it has none (a row reduction or a
+  /// broadcast operand, or a model compiled without PTX): on a GPU its dispatch
+  /// then runs its reference body.
   const CudaKernelCode *cuda = nullptr;
 };
 

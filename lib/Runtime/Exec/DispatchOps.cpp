@@ -1,5 +1,5 @@
 // rvnn_exec.dispatch: a call of a generated kernel (kernels.so, ABI
-// rvnn-memref-v3, rvnn/Runtime/KernelLibrary.h; on a GPU its CUDA code,
+// rvnn-memref-v4, rvnn/Runtime/KernelLibrary.h; on a GPU its CUDA code,
 // rvnn-cuda-v1) through a torch::autograd::Function whose backward is the
 // kernel's compiler-derived `_grad` entry point; or, under
 // KernelMode::Reference and for kernels without code for the device, the
@@ -27,9 +27,9 @@ using torch::autograd::variable_list;
 using Dispatch = exec::DispatchOp;
 
 static_assert(sizeof(void *) == sizeof(int64_t),
-              "rvnn-memref-v3 descriptors are built as 64-bit words");
+              "rvnn-memref-v4 descriptors are built as 64-bit words");
 
-/// `tensor` as a kernel takes it. rvnn-memref-v3: as it is when its
+/// `tensor` as a kernel takes it. rvnn-memref-v4: as it is when its
 /// innermost dimension is contiguous, whatever its other strides (a slice,
 /// a broadcast row); a contiguous copy otherwise. rvnn-cuda-v1 reads only
 /// the base address and the sizes: contiguous.
@@ -68,18 +68,19 @@ enum class Entry { Forward, Backward };
 
 /// Runs `kernel`'s forward or backward entry on `tensors` (one dtype, one
 /// device): the kernels.so entry with the descriptors' addresses, or on a
-/// GPU the CUDA entry, one thread per element of `like`.
+/// GPU the CUDA entry, one thread per element of the results (`numel`).
 void callKernel(const GeneratedKernel &kernel, Entry entry,
                 const std::vector<Tensor> &tensors,
-                [[maybe_unused]] const Tensor &like) {
+                [[maybe_unused]] int64_t numel) {
   std::vector<std::vector<int64_t>> descriptors = memrefDescriptors(tensors);
 #ifdef RVNN_RUNTIME_CUDA_KERNELS
-  if (like.is_cuda())
+  const Tensor &any = tensors.front();
+  if (any.is_cuda())
     return cuda::launchKernel(*kernel.cuda,
                               entry == Entry::Forward
                                   ? KernelLibrary::forwardSymbol(kernel.name)
                                   : KernelLibrary::backwardSymbol(kernel.name),
-                              descriptors, like.numel(), like.device());
+                              descriptors, numel, any.device());
 #endif
   std::vector<void *> args;
   for (std::vector<int64_t> &words : descriptors)
@@ -101,13 +102,14 @@ struct GeneratedKernelFunction
       args.push_back(kernelOperand(input));
     ctx->save_for_backward(args);
     ctx->saved_data["kernel"] = reinterpret_cast<intptr_t>(kernel);
-    const Tensor &like = kernelResultShape(args);
+    const std::vector<int64_t> sizes = kernelResultSizes(args);
     variable_list results;
     for (int64_t i = 0; i < numResults; ++i)
-      results.push_back(at::empty(like.sizes(), like.options()));
-    if (like.numel() > 0) {
+      results.push_back(at::empty(sizes, args.front().options()));
+    const int64_t numel = results.front().numel();
+    if (numel > 0) {
       args.insert(args.end(), results.begin(), results.end());
-      callKernel(*kernel, Entry::Forward, args, like);
+      callKernel(*kernel, Entry::Forward, args, numel);
     }
     return results;
   }
@@ -129,16 +131,18 @@ struct GeneratedKernelFunction
 std::vector<Tensor> generatedKernelGrads(const GeneratedKernel &kernel,
                                          const std::vector<Tensor> &inputs,
                                          const std::vector<Tensor> &grads) {
-  const Tensor &like = kernelResultShape(inputs);
+  const std::vector<int64_t> sizes = kernelResultSizes(inputs);
+  const at::TensorOptions options = inputs.front().options();
   std::vector<Tensor> args;
   for (const Tensor &input : inputs)
     args.push_back(kernelOperand(input));
   for (const Tensor &grad : grads)
     args.push_back(grad.defined() ? kernelOperand(grad)
-                                  : at::zeros(like.sizes(), like.options()));
-  // Without rows the kernel does not run: a row operand's gradient (the
-  // only gradient with elements then) is zero.
-  const bool runs = like.numel() > 0;
+                                  : at::zeros(sizes, options));
+  // Without rows the kernel does not run: a row or broadcast operand's
+  // gradient (which may have elements then) is zero.
+  const int64_t numel = c10::multiply_integers(sizes);
+  const bool runs = numel > 0;
   std::vector<Tensor> inputGrads;
   for (const Tensor &input : inputs) {
     inputGrads.push_back(runs ? at::empty(input.sizes(), input.options())
@@ -146,7 +150,7 @@ std::vector<Tensor> generatedKernelGrads(const GeneratedKernel &kernel,
     args.push_back(inputGrads.back());
   }
   if (runs)
-    callKernel(kernel, Entry::Backward, args, like);
+    callKernel(kernel, Entry::Backward, args, numel);
   return inputGrads;
 }
 
@@ -161,30 +165,52 @@ std::string describe(const Tensor &tensor) {
 
 } // namespace
 
-const Tensor &kernelResultShape(const std::vector<Tensor> &inputs) {
-  return *std::max_element(
-      inputs.begin(), inputs.end(),
-      [](const Tensor &a, const Tensor &b) { return a.dim() < b.dim(); });
+std::vector<int64_t> kernelResultSizes(const std::vector<Tensor> &inputs) {
+  int64_t rank = 0;
+  for (const Tensor &input : inputs)
+    rank = std::max<int64_t>(rank, input.dim());
+  // NumPy's broadcast: a dim's size is any input's that is not 1, else 1.
+  std::vector<int64_t> sizes(rank, 1);
+  for (const Tensor &input : inputs)
+    if (input.dim() == rank)
+      for (int64_t d = 0; d < rank; ++d)
+        if (input.size(d) != 1)
+          sizes[d] = input.size(d);
+  return sizes;
 }
 
 void checkKernelOperands(const PlanOp &op, const std::vector<Tensor> &inputs) {
-  const Tensor &like = kernelResultShape(inputs);
-  if (like.scalar_type() != torch::kFloat &&
-      like.scalar_type() != torch::kDouble)
+  const std::vector<int64_t> sizes = kernelResultSizes(inputs);
+  const auto rank = static_cast<int64_t>(sizes.size());
+  const at::ScalarType dtype = inputs.front().scalar_type();
+  if (dtype != torch::kFloat && dtype != torch::kDouble)
     throw PlanError(op.where() + ": generated kernels take f32 or f64, got " +
-                    std::string(c10::toString(like.scalar_type())));
+                    std::string(c10::toString(dtype)));
+  const std::vector<ValueType> &argTypes = op.regions.at(0).argTypes;
   auto isRowOperand = [&](const Tensor &input) {
-    return like.dim() >= 2 && input.dim() == 1 &&
-           input.size(0) == like.size(-1);
+    return rank >= 2 && input.dim() == 1 && input.size(0) == sizes.back();
+  };
+  // 1 only where the body argument's type says a static 1.
+  auto isBroadcastOperand = [&](const Tensor &input, const ValueType &type) {
+    if (input.dim() != rank || type.shape.size() != static_cast<size_t>(rank))
+      return false;
+    for (int64_t d = 0; d < rank; ++d)
+      if (input.size(d) != sizes[d] &&
+          !(input.size(d) == 1 && type.shape[d] == 1))
+        return false;
+    return true;
   };
   for (size_t i = 0; i < inputs.size(); ++i)
-    if (inputs[i].scalar_type() != like.scalar_type() ||
-        (inputs[i].sizes() != like.sizes() && !isRowOperand(inputs[i])))
+    if (inputs[i].scalar_type() != dtype ||
+        (!isRowOperand(inputs[i]) &&
+         !isBroadcastOperand(inputs[i], argTypes.at(i))))
       throw PlanError(op.where() + ": input #" + std::to_string(i) + " " +
                       describe(inputs[i]) + " is neither of the kernel's " +
-                      describe(like) +
-                      " nor a row operand of its last dim; a generated "
-                      "kernel takes one tensor type and row operands");
+                      std::string(c10::toString(dtype)) + " " +
+                      c10::str(at::IntArrayRef(sizes)) +
+                      " nor a row operand of its last dim nor a broadcast "
+                      "operand of it; a generated kernel takes one tensor "
+                      "type, row operands and broadcast operands");
 }
 
 namespace {
@@ -219,6 +245,7 @@ const GeneratedKernel *generatedKernelFor(Executor &executor,
     std::call_once(notice, [&] {
       std::cerr << "rvnn: " << device
                 << ": dispatches without CUDA code here (row reductions, "
+                   "broadcast operands, "
                    "or a runtime built without CUDA) run their reference "
                    "bodies; the first: "
                 << dispatchOp.where() << "\n";

@@ -98,15 +98,17 @@ generatedKernelFor(Executor &executor, const PlanOp &dispatchOp,
                    const std::vector<torch::Tensor> &inputs);
 
 /// The kernel ABI's requirement: every input of one float type (f32 or f64)
-/// and of the results' shape, except row operands: 1-D inputs as long as the
-/// results' last dim when the results have two dims or more (a layer norm's
-/// gamma and beta). The results' shape is the first input of highest rank.
+/// and of the results' shape, except row operands (1-D inputs as long as the
+/// results' last dim when the results have two dims or more: a layer norm's
+/// gamma and beta) and broadcast operands (the results' shape but 1 in dims
+/// where the dispatch's body argument has a static 1: a gate's g).
 void checkKernelOperands(const PlanOp &op,
                          const std::vector<torch::Tensor> &inputs);
 
-/// The input whose shape a kernel's results have (checkKernelOperands).
-const torch::Tensor &
-kernelResultShape(const std::vector<torch::Tensor> &inputs);
+/// The shape of a kernel's results: that of its inputs of highest rank,
+/// broadcast (checkKernelOperands).
+std::vector<int64_t>
+kernelResultSizes(const std::vector<torch::Tensor> &inputs);
 
 /// A generated kernel's compiler-derived backward (`<kernel>_grad`): the
 /// gradient of every input from the inputs and one gradient per result

@@ -1,9 +1,9 @@
 // RUN: rvnn-opt %s -rvnn-exec-fuse-elementwise -split-input-file | FileCheck %s
 // RUN: rvnn-opt %s -rvnn-exec-fuse-elementwise=lone-gelu -split-input-file | FileCheck %s --check-prefix=LONE
 
-// A GRC cell's gating (three sigmoid gates, products, sum) and the layer
-// norm after it become ONE dispatch, gamma and beta its row operands; the
-// gate with a broadcast [N, 1] mask stays outside.
+// A GRC cell's gating (three sigmoid gates, products, sum), the layer norm
+// after it and the masked merge after that become ONE dispatch: gamma and
+// beta its row operands, the gate's [N, 1] mask a broadcast operand.
 // CHECK-LABEL: rvnn_exec.func @grc
 // CHECK-SAME: (%[[L:.*]]: tensor<?x128xf32>, %[[R:.*]]: tensor<?x128xf32>, %[[P:.*]]: tensor<?x512xf32>, %[[G:.*]]: tensor<128xf32>, %[[B:.*]]: tensor<128xf32>, %[[M:.*]]: tensor<?x1xf32>, %{{.*}}: index)
 // CHECK: %[[P0:.*]] = rvnn_exec.slice %[[P]]
@@ -11,8 +11,8 @@
 // CHECK: %[[P2:.*]] = rvnn_exec.slice %[[P]]
 // CHECK: %[[P3:.*]] = rvnn_exec.slice %[[P]]
 // CHECK-NOT: rvnn_exec.sigmoid
-// CHECK: %[[N:.*]] = rvnn_exec.dispatch "grc_k0"(%[[P0]], %[[P1]], %[[P2]], %[[L]], %[[R]], %[[P3]], %[[G]], %[[B]]) : (tensor<?x128xf32>, tensor<?x128xf32>, tensor<?x128xf32>, tensor<?x128xf32>, tensor<?x128xf32>, tensor<?x128xf32>, tensor<128xf32>, tensor<128xf32>) -> tensor<?x128xf32> {
-// CHECK-NEXT: ^bb0(%[[A0:.*]]: tensor<?x128xf32>, %[[A1:.*]]: tensor<?x128xf32>, %[[A2:.*]]: tensor<?x128xf32>, %[[A3:.*]]: tensor<?x128xf32>, %[[A4:.*]]: tensor<?x128xf32>, %[[A5:.*]]: tensor<?x128xf32>, %[[AG:.*]]: tensor<128xf32>, %[[AB:.*]]: tensor<128xf32>):
+// CHECK: %[[N:.*]] = rvnn_exec.dispatch "grc_k0"(%[[P0]], %[[P1]], %[[P2]], %[[L]], %[[R]], %[[P3]], %[[G]], %[[B]], %[[M]]) : (tensor<?x128xf32>, tensor<?x128xf32>, tensor<?x128xf32>, tensor<?x128xf32>, tensor<?x128xf32>, tensor<?x128xf32>, tensor<128xf32>, tensor<128xf32>, tensor<?x1xf32>) -> tensor<?x128xf32> {
+// CHECK-NEXT: ^bb0(%[[A0:.*]]: tensor<?x128xf32>, %[[A1:.*]]: tensor<?x128xf32>, %[[A2:.*]]: tensor<?x128xf32>, %[[A3:.*]]: tensor<?x128xf32>, %[[A4:.*]]: tensor<?x128xf32>, %[[A5:.*]]: tensor<?x128xf32>, %[[AG:.*]]: tensor<128xf32>, %[[AB:.*]]: tensor<128xf32>, %[[AM:.*]]: tensor<?x1xf32>):
 // CHECK-NEXT: %[[S0:.*]] = rvnn_exec.sigmoid %[[A0]]
 // CHECK-NEXT: %[[S1:.*]] = rvnn_exec.sigmoid %[[A1]]
 // CHECK-NEXT: %[[S2:.*]] = rvnn_exec.sigmoid %[[A2]]
@@ -22,10 +22,10 @@
 // CHECK-NEXT: %[[S:.*]] = rvnn_exec.elementwise <add> %[[M0]], %[[M1]]
 // CHECK-NEXT: %[[T:.*]] = rvnn_exec.elementwise <add> %[[S]], %[[M2]]
 // CHECK-NEXT: %[[H:.*]] = rvnn_exec.layer_norm %[[T]], %[[AG]], %[[AB]]
-// CHECK-NEXT: rvnn_exec.yield %[[H]] : tensor<?x128xf32>
+// CHECK-NEXT: %[[O:.*]] = rvnn_exec.gate %[[AM]], %[[H]], %[[A3]]
+// CHECK-NEXT: rvnn_exec.yield %[[O]] : tensor<?x128xf32>
 // CHECK-NEXT: }
-// CHECK-NEXT: %[[O:.*]] = rvnn_exec.gate %[[M]], %[[N]], %[[L]]
-// CHECK-NEXT: rvnn_exec.return %[[O]]
+// CHECK-NEXT: rvnn_exec.return %[[N]]
 rvnn_exec.func @grc(%l: tensor<?x128xf32>, %r: tensor<?x128xf32>,
                     %p: tensor<?x512xf32>, %gamma: tensor<128xf32>,
                     %beta: tensor<128xf32>, %mask: tensor<?x1xf32>,

@@ -346,9 +346,35 @@ rvnn_exec.func @masked_softmax(%a: tensor<?x5xf32>, %m: tensor<?x5xf32>) -> (ten
 
 // -----
 
+// A gate's [N, 1] g is a broadcast operand: the kernel reads it at (row, 0).
+// Its cotangent sums over the broadcast dim: a second generic, reducing the
+// last dim into the zeroed [N, 1] destination, after the full inputs'.
+// CHECK-DAG: #[[FULL:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[BCAST:.*]] = affine_map<(d0, d1) -> (d0, 0)>
+// CHECK-LABEL: func.func @gate_k0(
+// CHECK-SAME: %[[G:[^:]*]]: tensor<?x1xf32>, %[[X:[^:]*]]: tensor<?x8xf32>, %[[OUT:[^:]*]]: tensor<?x8xf32>) -> tensor<?x8xf32>
+// CHECK-NEXT: linalg.generic {indexing_maps = [#[[BCAST]], #[[FULL]], #[[FULL]]], iterator_types = ["parallel", "parallel"]} ins(%[[G]], %[[X]] : tensor<?x1xf32>, tensor<?x8xf32>) outs(%[[OUT]] : tensor<?x8xf32>)
+// CHECK-LABEL: func.func @gate_k0_grad(
+// CHECK-SAME: %[[DY:[^:]*]]: tensor<?x8xf32>, %[[DG:[^:]*]]: tensor<?x1xf32>, %[[DX:[^:]*]]: tensor<?x8xf32>) -> (tensor<?x1xf32>, tensor<?x8xf32>)
+// CHECK-NEXT: %[[GX:.*]] = linalg.generic {indexing_maps = [#[[BCAST]], #[[FULL]], #[[FULL]], #[[FULL]]], iterator_types = ["parallel", "parallel"]} {{.*}} outs(%[[DX]] : tensor<?x8xf32>)
+// CHECK: %[[ZERO:.*]] = linalg.fill {{.*}} outs(%[[DG]] : tensor<?x1xf32>)
+// CHECK: %[[GG:.*]] = linalg.generic {indexing_maps = [#[[BCAST]], #[[FULL]], #[[FULL]], #[[BCAST]]], iterator_types = ["parallel", "reduction"]} {{.*}} outs(%[[ZERO]] : tensor<?x1xf32>)
+// CHECK: return %[[GG]], %[[GX]]
+rvnn_exec.func @gate(%g: tensor<?x1xf32>, %a: tensor<?x8xf32>) -> tensor<?x8xf32> {
+  %r = rvnn_exec.dispatch "gate_k0" (%g, %a) : (tensor<?x1xf32>, tensor<?x8xf32>) -> tensor<?x8xf32> {
+  ^bb0(%gate: tensor<?x1xf32>, %x: tensor<?x8xf32>):
+    %t = rvnn_exec.elementwise <tanh> %x : tensor<?x8xf32>
+    %m = rvnn_exec.gate %gate, %t, %x : (tensor<?x1xf32>, tensor<?x8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
+    rvnn_exec.yield %m : tensor<?x8xf32>
+  }
+  rvnn_exec.return %r : tensor<?x8xf32>
+}
+
+// -----
+
 // Row operands are a layer norm's gamma and beta, nothing else.
 rvnn_exec.func @unsupported(%a: tensor<4x8xf32>, %g: tensor<8xf32>) -> tensor<4x8xf32> {
-  // expected-error @+1 {{'rvnn_exec.dispatch' op cannot generate kernel 'unsupported_k0': inputs must have the results' type, or be the gamma or beta of its layer norm}}
+  // expected-error @+1 {{'rvnn_exec.dispatch' op cannot generate kernel 'unsupported_k0': inputs must have the results' type, or be the gamma or beta of its layer norm, or the broadcast g of its gates}}
   %r = rvnn_exec.dispatch "unsupported_k0" (%a, %g)
       : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32> {
   ^bb0(%x: tensor<4x8xf32>, %gamma: tensor<8xf32>):

@@ -1,4 +1,4 @@
-// Generated kernels (kernels.so, rvnn-memref-v3) against the reference
+// Generated kernels (kernels.so, rvnn-memref-v4) against the reference
 // bodies of their dispatches: small f64 and f32 models compiled with the
 // compiler facade into a temporary directory, run with KernelMode::Generated
 // and KernelMode::Reference. Forward results, backward (the kernels'
@@ -250,7 +250,7 @@ TEST_P(GeneratedKernelTest, BackwardMatchesReferenceAutograd) {
 }
 
 /// The kernels take operands whose rows are strided as they are
-/// (rvnn-memref-v3): a column window of a wider tensor, a row broadcast
+/// (rvnn-memref-v4): a column window of a wider tensor, a row broadcast
 /// (row stride 0), and a transposed tensor (innermost stride not 1, copied
 /// first) give what their contiguous copies give, forward and backward.
 TEST_P(GeneratedKernelTest, StridedOperandsMatchContiguousOnes) {
@@ -511,22 +511,27 @@ TEST(GeneratedKernels, ReferenceModeNeedsNoLibrary) {
 }
 
 /// A row reduction between elementwise chains: one dispatch whose kernel
-/// holds it; %b is read before and after it. WIDTH, the reduced (last) dim:
-/// 16 takes the kernels' 8-lane row folds, 5 the plain ones. EXTRA_ARGS and
-/// REDUCTION: the reduction's own operands and the op (ReductionKind).
-/// INPUT: %q (the kernel computes the reduction's input) or %a (it reads a
-/// kernel input; the ops before it are dead). RESULT: %y (ops after the
-/// reduction) or %n (the reduction is the kernel's result: its cotangent is
-/// the result's, read in place).
+/// holds it; %b is read before and after it, the gate's %h [rows, 1] is a
+/// broadcast operand. WIDTH, the reduced (last) dim: 16 takes the kernels'
+/// 8-lane row folds, 5 the plain ones. EXTRA_ARGS and REDUCTION: the
+/// reduction's own operands and the op (ReductionKind; a product for the
+/// purely elementwise kernel). INPUT: %q (the kernel computes the
+/// reduction's input) or %a (it reads a kernel input; the ops before it are
+/// dead). RESULT: %y (ops after the reduction) or %n (the reduction is the
+/// kernel's result: its cotangent is the result's, read in place; the gate
+/// is dead).
 constexpr const char *kRowReductionModel = R"mlir(
-func.func @forward(%a: tensor<?xWIDTHxTYPE>, %b: tensor<?xWIDTHxTYPE>EXTRA_ARGS)
+func.func @forward(%a: tensor<?xWIDTHxTYPE>, %b: tensor<?xWIDTHxTYPE>,
+                   %h: tensor<?x1xTYPE>EXTRA_ARGS)
     -> tensor<?xWIDTHxTYPE> {
   %s = rvnn.sigmoid %a : tensor<?xWIDTHxTYPE>
   %p = arith.mulf %s, %b : tensor<?xWIDTHxTYPE>
   %q = arith.addf %p, %a : tensor<?xWIDTHxTYPE>
   %n = REDUCTION
   %t = math.tanh %n : tensor<?xWIDTHxTYPE>
-  %y = arith.mulf %t, %b : tensor<?xWIDTHxTYPE>
+  %y = rvnn.gate %h, %t, %b
+      : (tensor<?x1xTYPE>, tensor<?xWIDTHxTYPE>, tensor<?xWIDTHxTYPE>)
+      -> tensor<?xWIDTHxTYPE>
   return RESULT : tensor<?xWIDTHxTYPE>
 }
 )mlir";
@@ -558,6 +563,8 @@ std::vector<Tensor> maskOperand(int64_t rows, int64_t width) {
 }
 
 const ReductionKind kReductionKinds[] = {
+    {"elementwise", rvnn::contract::ops::ElementwiseOp::name, "",
+     "arith.mulf INPUT, %a : tensor<?xWIDTHxTYPE>", noOperands},
     {"layer_norm", rvnn::contract::ops::LayerNormOp::name,
      ", %g: tensor<WIDTHxTYPE>, %be: tensor<WIDTHxTYPE>",
      "rvnn.layer_norm INPUT, %g, %be : (tensor<?xWIDTHxTYPE>, "
@@ -612,11 +619,12 @@ protected:
                            std::to_string(width()) + "-" + place.name,
                        source));
   }
-  /// a, b [7, width], then the reduction's extra operands, fixed.
+  /// a, b [7, width], h [7, 1], then the reduction's extra operands, fixed.
   std::vector<Tensor> inputs() const {
     using rvnn::runtime::ops::testing::uniformDoubles;
     std::vector<Tensor> in = {uniformDoubles({7, width()}, -2.0, 2.0, 21),
-                              uniformDoubles({7, width()}, -2.0, 2.0, 22)};
+                              uniformDoubles({7, width()}, -2.0, 2.0, 22),
+                              uniformDoubles({7, 1}, 0.0, 1.0, 26)};
     for (Tensor &extra : kind().extraInputs(7, width()))
       in.push_back(extra);
     for (Tensor &x : in)
@@ -648,13 +656,18 @@ void countOps(const PlanRegion &region, std::string_view name, bool inDispatch,
   }
 }
 
-TEST_P(RowReductionKernelTest, OneDispatchHoldsTheReduction) {
+TEST_P(RowReductionKernelTest, OneDispatchHoldsTheReductionAndTheGate) {
   Plan plan = this->plan();
   int inside = 0, outside = 0;
-  for (const auto &entry : plan.functions)
+  int gatesInside = 0, gatesOutside = 0;
+  for (const auto &entry : plan.functions) {
     countOps(entry.second.body, kind().opName, false, inside, outside);
+    countOps(entry.second.body, rvnn::contract::ops::GateOp::name, false,
+             gatesInside, gatesOutside);
+  }
   EXPECT_GE(inside, 1);
   EXPECT_EQ(outside, 0);
+  EXPECT_EQ(gatesOutside, 0) << "the gate's broadcast g is a kernel operand";
   ASSERT_EQ(plan.dispatchKernels.size(), 1u);
   ASSERT_TRUE(plan.kernels);
   const GeneratedKernel &kernel =
@@ -680,11 +693,17 @@ TEST_P(RowReductionKernelTest, BackwardMatchesReferenceAutograd) {
     Tensor y = run(plan, mode, leaves);
     Tensor weights =
         torch::arange(1, y.numel() + 1, y.options()).sin().view(y.sizes());
-    return torch::autograd::grad({(y * weights).sum()}, leaves);
+    // Inputs of dead code (the gate when the result is %n) get none.
+    return torch::autograd::grad({(y * weights).sum()}, leaves, {},
+                                 /*retain_graph=*/c10::nullopt,
+                                 /*create_graph=*/false, /*allow_unused=*/true);
   };
   std::vector<Tensor> generated = gradients(KernelMode::Generated);
   std::vector<Tensor> reference = gradients(KernelMode::Reference);
   for (size_t i = 0; i < generated.size(); ++i) {
+    ASSERT_EQ(generated[i].defined(), reference[i].defined()) << "input #" << i;
+    if (!generated[i].defined())
+      continue;
     EXPECT_EQ(generated[i].sizes(), reference[i].sizes()) << "input #" << i;
     EXPECT_LE(maxRelativeError(generated[i], reference[i]), tolerance())
         << "gradient of input #" << i;
@@ -705,6 +724,23 @@ TEST_P(RowReductionKernelTest, BackwardMatchesFiniteDifferences) {
         return run(plan, KernelMode::Generated, xs);
       },
       in);
+}
+
+TEST_P(RowReductionKernelTest, BroadcastOperandOfAnotherShapeIsRefused) {
+  if (std::string(std::get<3>(GetParam()).result) != "%y")
+    GTEST_SKIP() << "the gate is dead code here";
+  Plan plan = this->plan();
+  // [3, 1] fits g's declared [?, 1] but not the kernel's 7 rows.
+  std::vector<Tensor> in = inputs();
+  in[2] = in[2].narrow(0, 0, 3);
+  try {
+    run(plan, KernelMode::Generated, in);
+    ADD_FAILURE() << "a [3, 1] g for [7, " << width() << "] rows ran";
+  } catch (const PlanError &error) {
+    EXPECT_NE(std::string(error.what()).find("is neither of the kernel's"),
+              std::string::npos)
+        << error.what();
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(DtypesWidthsKindsAndPlaces, RowReductionKernelTest,

@@ -35,25 +35,63 @@ Value combine(OpBuilder &b, Location loc, RowFold fold, Value running,
 
 } // namespace
 
+SmallVector<unsigned> KernelSignature::positions(InputKind kind) const {
+  SmallVector<unsigned> result;
+  for (auto [position, inputKind] : llvm::enumerate(inputKinds))
+    if (inputKind == kind)
+      result.push_back(position);
+  return result;
+}
+
+AffineMap rvnn::exec::kernelInputMap(RankedTensorType type, InputKind kind,
+                                     Type inputType) {
+  MLIRContext *context = type.getContext();
+  unsigned numDims = type.getRank();
+  switch (kind) {
+  case InputKind::full:
+    return AffineMap::getMultiDimIdentityMap(numDims, context);
+  case InputKind::row:
+    return AffineMap::get(numDims, 0, getAffineDimExpr(numDims - 1, context));
+  case InputKind::broadcast:
+    break;
+  }
+  SmallVector<AffineExpr> results;
+  ArrayRef<int64_t> shape = cast<RankedTensorType>(inputType).getShape();
+  for (auto [d, size] : llvm::enumerate(shape))
+    results.push_back(size == 1 && type.getDimSize(d) != 1
+                          ? getAffineConstantExpr(0, context)
+                          : getAffineDimExpr(d, context));
+  return AffineMap::get(numDims, 0, results, context);
+}
+
 Stages::Stages(OpBuilder &b, Location loc, const KernelSignature &signature,
                ValueRange inputs)
     : b(b), loc(loc), type(signature.type), numDims(type.getRank()),
-      inputs(inputs) {
-  for (auto [input, row] : llvm::zip_equal(inputs, signature.rowInputs)) {
-    inputMaps.push_back(row ? column() : full());
-    if (!row && !like)
+      inputs(inputs), inputKinds(signature.inputKinds) {
+  for (auto [input, kind] : llvm::zip_equal(inputs, inputKinds)) {
+    inputMaps.push_back(kernelInputMap(type, kind, input.getType()));
+    if (kind == InputKind::full && !like)
       like = input;
   }
+}
+
+Value Stages::rowLength() {
+  if (length)
+    return length;
   int64_t last = type.getShape().back();
-  if (!ShapedType::isDynamic(last)) {
-    length = constant(static_cast<double>(last));
-  } else {
-    Value size = b.create<tensor::DimOp>(loc, like, numDims - 1);
-    Value integer =
-        b.create<arith::IndexCastOp>(loc, b.getI64Type(), size).getResult();
-    length = b.create<arith::SIToFPOp>(loc, type.getElementType(), integer);
-  }
-  inverseLength = b.create<arith::DivFOp>(loc, constant(1.0), length);
+  if (!ShapedType::isDynamic(last))
+    return length = constant(static_cast<double>(last));
+  Value size = b.create<tensor::DimOp>(loc, like, numDims - 1);
+  Value integer =
+      b.create<arith::IndexCastOp>(loc, b.getI64Type(), size).getResult();
+  return length =
+             b.create<arith::SIToFPOp>(loc, type.getElementType(), integer);
+}
+
+Value Stages::inverseRowLength() {
+  if (!inverseLength)
+    inverseLength = b.create<arith::DivFOp>(loc, constant(1.0), rowLength());
+  return inverseLength;
 }
 
 SmallVector<Stages::Iterator> Stages::columnReduction() const {
@@ -155,6 +193,61 @@ SmallVector<Value> Stages::rowFolds(ValueRange extra,
   return results;
 }
 
+SmallVector<Value> Stages::broadcastCotangents(ArrayRef<unsigned> positions,
+                                               ValueRange extra,
+                                               ArrayRef<AffineMap> extraMaps,
+                                               ValueRange dxs,
+                                               AdjointBuilder adjoints) {
+  SmallVector<Value> cotangents;
+  for (unsigned position : positions) {
+    AffineMap map = inputMaps[position];
+    // The dims the input is broadcast along are reduced.
+    SmallVector<Iterator> kinds(numDims, Iterator::reduction);
+    for (AffineExpr result : map.getResults())
+      if (auto dim = dyn_cast<AffineDimExpr>(result))
+        kinds[dim.getPosition()] = Iterator::parallel;
+    cotangents.push_back(generic(
+        extra, extraMaps, zeros(dxs[position]), map, kinds,
+        [&](OpBuilder &gb, Location loc, ValueRange elements) {
+          Value d = adjoints(gb, loc, elements.drop_back(), position)[0];
+          gb.create<linalg::YieldOp>(
+              loc,
+              gb.create<arith::AddFOp>(loc, elements.back(), d).getResult());
+        })[0]);
+  }
+  return cotangents;
+}
+
+void Stages::inputCotangents(ValueRange extra, ArrayRef<AffineMap> extraMaps,
+                             ValueRange dxs, AdjointBuilder adjoints,
+                             MutableArrayRef<Value> grads) {
+  SmallVector<unsigned> fullPositions, broadcastPositions;
+  for (auto [position, kind] : llvm::enumerate(inputKinds))
+    if (kind == InputKind::full)
+      fullPositions.push_back(position);
+    else if (kind == InputKind::broadcast)
+      broadcastPositions.push_back(position);
+  SmallVector<Value> outs;
+  for (unsigned position : fullPositions)
+    outs.push_back(dxs[position]);
+  // Every kernel has a full input: the results' shape comes from one.
+  assert(!outs.empty() && "a kernel has a full input");
+  SmallVector<Value> fullGrads = generic(
+      extra, extraMaps, outs, SmallVector<AffineMap>(outs.size(), full()),
+      parallel(), [&](OpBuilder &gb, Location loc, ValueRange elements) {
+        gb.create<linalg::YieldOp>(
+            loc,
+            adjoints(gb, loc, elements.drop_back(outs.size()), fullPositions));
+      });
+  for (auto [position, grad] : llvm::zip_equal(fullPositions, fullGrads))
+    grads[position] = grad;
+  SmallVector<Value> broadcastGrads =
+      broadcastCotangents(broadcastPositions, extra, extraMaps, dxs, adjoints);
+  for (auto [position, grad] :
+       llvm::zip_equal(broadcastPositions, broadcastGrads))
+    grads[position] = grad;
+}
+
 SmallVector<Value> Stages::bodyValues(Block &body, ArrayRef<Value> values,
                                       Operation *stopAt) {
   SmallVector<Value> tensors(values.size());
@@ -209,12 +302,27 @@ SmallVector<Value> Stages::genericOver(bool splitRows, ValueRange extra,
       .getResults();
 }
 
-/// An operand of the full space (`map` full, rows or column) as the split
-/// space (rows..., k, l) reads it.
+/// An operand of the full space as the split space (rows..., k, l) reads
+/// it: a read of the last dim becomes (k, l) of the operand's last dim
+/// expanded to [D / kLanes, kLanes].
 std::pair<Value, AffineMap> Stages::splitLastDim(Value operand, AffineMap map) {
-  AffineMap identity = b.getMultiDimIdentityMap(numDims + 1);
-  if (map == rows())
-    return {operand, identity.getMajorSubMap(numDims - 1)};
+  MLIRContext *context = b.getContext();
+  SmallVector<AffineExpr> results;
+  bool readsLastDim = false;
+  for (AffineExpr result : map.getResults()) {
+    if (result != getAffineDimExpr(numDims - 1, context)) {
+      results.push_back(result);
+      continue;
+    }
+    readsLastDim = true;
+    results.append({getAffineDimExpr(numDims - 1, context),
+                    getAffineDimExpr(numDims, context)});
+  }
+  AffineMap split = AffineMap::get(numDims + 1, 0, results, context);
+  if (!readsLastDim)
+    return {operand, split};
+  assert(map.getResults().back() == getAffineDimExpr(numDims - 1, context) &&
+         "the last dim is read as the operand's last dim");
   auto shaped = cast<RankedTensorType>(operand.getType());
   SmallVector<int64_t> shape(shaped.getShape().drop_back());
   shape.append({shaped.getShape().back() / kLanes, kLanes});
@@ -225,10 +333,7 @@ std::pair<Value, AffineMap> Stages::splitLastDim(Value operand, AffineMap map) {
   Value expanded = b.create<tensor::ExpandShapeOp>(
       loc, RankedTensorType::get(shape, shaped.getElementType()), operand,
       groups);
-  if (map == column())
-    return {expanded, identity.getMinorSubMap(2)};
-  assert(map == full() && "operands are full, rows or column");
-  return {expanded, identity};
+  return {expanded, split};
 }
 
 Value Stages::empty(ArrayRef<int64_t> shape) {

@@ -24,17 +24,36 @@
 
 namespace mlir::rvnn::exec {
 
+/// How a kernel reads one of its inputs at an element of its iteration
+/// space (the results' type).
+enum class InputKind {
+  /// An input of the results' type, at the element.
+  full,
+  /// A row operand (`[D]`, D the type's last dim: a layer norm's gamma or
+  /// beta), along the last dim.
+  row,
+  /// A broadcast operand (ScalarRules.h: a gate's `g`), at the element's
+  /// index in its other dims and 0 in its dims of size 1.
+  broadcast
+};
+
 /// What the kernel generator knows of a dispatch.
 struct KernelSignature {
-  /// The type of the results and of every input but the row operands.
+  /// The type of the results and of every full input.
   RankedTensorType type;
-  /// Per input: whether it is a row operand (`[D]`, D the last dim of
-  /// `type`: a layer norm's gamma or beta), read along the last dim.
-  SmallVector<bool> rowInputs;
+  /// Per input, how the kernel reads it.
+  SmallVector<InputKind> inputKinds;
   /// The body's row reduction (ScalarRules.h), or null (a purely
   /// elementwise kernel).
   Operation *rowReduction = nullptr;
+
+  /// The positions of the inputs of `kind`.
+  SmallVector<unsigned> positions(InputKind kind) const;
 };
+
+/// The indexing map over the iteration space of `type` of an input of
+/// `kind` and type `inputType`.
+AffineMap kernelInputMap(RankedTensorType type, InputKind kind, Type inputType);
 
 /// How a row reduction combines the terms of a row.
 enum class RowFold { sum, max };
@@ -51,6 +70,12 @@ public:
   /// the running values).
   using TermBuilder =
       function_ref<SmallVector<Value>(OpBuilder &, Location, ValueRange)>;
+  /// The adjoints of the inputs at `positions` at one element, given the
+  /// generic's element scalars (the dispatch's inputs, then the stage's
+  /// extra operands).
+  using AdjointBuilder = function_ref<SmallVector<Value>(
+      OpBuilder &, Location, ValueRange elements,
+      ArrayRef<unsigned> positions)>;
 
   Stages(OpBuilder &b, Location loc, const KernelSignature &signature,
          ValueRange inputs);
@@ -71,9 +96,10 @@ public:
   Value zeros(Value destination);
   Value constant(double value);
   Value input(unsigned position) const { return inputs[position]; }
-  /// D, the row length, and 1 / D, as scalars of the element type.
-  Value rowLength() const { return length; }
-  Value inverseRowLength() const { return inverseLength; }
+  /// D, the row length, and 1 / D, as scalars of the element type (built on
+  /// first use).
+  Value rowLength();
+  Value inverseRowLength();
 
   /// A generic over the full space reading the dispatch's inputs, then
   /// `extra` (with `extraMaps`), into `outs` (with `outMaps`).
@@ -94,6 +120,24 @@ public:
     return rowFolds(extra, extraMaps,
                     SmallVector<RowFold>(numSums, RowFold::sum), term);
   }
+
+  /// The cotangents of the broadcast inputs at `positions` (to be written
+  /// into `dxs[position]`): for each, a generic over the full space reading
+  /// the inputs and `extra` that sums `adjoints`' value for that input over
+  /// its broadcast dims.
+  SmallVector<Value> broadcastCotangents(ArrayRef<unsigned> positions,
+                                         ValueRange extra,
+                                         ArrayRef<AffineMap> extraMaps,
+                                         ValueRange dxs,
+                                         AdjointBuilder adjoints);
+
+  /// The cotangents of the full and broadcast inputs, into `grads` at their
+  /// positions: the full ones in one generic over the full space (reading the
+  /// inputs and `extra`) into their `dxs`, the broadcast ones by
+  /// broadcastCotangents().
+  void inputCotangents(ValueRange extra, ArrayRef<AffineMap> extraMaps,
+                       ValueRange dxs, AdjointBuilder adjoints,
+                       MutableArrayRef<Value> grads);
 
   /// The full-size tensors of the body values `values` (operands of the
   /// body's op `stopAt`): the kernel's input for a block argument, else
@@ -118,6 +162,7 @@ private:
   unsigned numDims;
   ValueRange inputs;
   SmallVector<AffineMap> inputMaps;
+  SmallVector<InputKind> inputKinds;
   /// A full-size input, for dynamic sizes.
   Value like;
   Value length, inverseLength;

@@ -40,8 +40,9 @@ constexpr StringLiteral kKernelsModuleName = "rvnn_kernels";
 
 /// The dispatch's kernel signature (KernelStages.h), or an error at the
 /// dispatch: results of one ranked type `T` (f32 or f64), inputs of type `T`
-/// or row operands of the body's layer norm, body ops fusable over `T` with
-/// at most one row reduction.
+/// (one at least), row operands of the body's layer norm or broadcast
+/// operands of its gates, body ops fusable over `T` with at most one row
+/// reduction.
 FailureOr<KernelSignature> getKernelSignature(DispatchOp dispatch) {
   auto fail = [&](const Twine &why) {
     dispatch.emitOpError("cannot generate kernel '")
@@ -76,75 +77,66 @@ FailureOr<KernelSignature> getKernelSignature(DispatchOp dispatch) {
            use.getOwner() == signature.rowReduction &&
            use.getOperandNumber() > 0;
   };
+  auto isGateUse = [](OpOperand &use) {
+    return isa<GateOp>(use.getOwner()) && use.getOperandNumber() == 0;
+  };
   for (BlockArgument argument : body.getArguments()) {
-    bool row = argument.getType() != type;
-    if (row && (argument.use_empty() ||
-                !llvm::all_of(argument.getUses(), isRowOperandUse)))
+    auto usedOnlyBy = [&](auto isUse) {
+      return !argument.use_empty() && llvm::all_of(argument.getUses(), isUse);
+    };
+    if (argument.getType() == type)
+      signature.inputKinds.push_back(InputKind::full);
+    else if (usedOnlyBy(isRowOperandUse))
+      signature.inputKinds.push_back(InputKind::row);
+    else if (isBroadcastOperand(argument.getType(), type) &&
+             usedOnlyBy(isGateUse))
+      signature.inputKinds.push_back(InputKind::broadcast);
+    else
       return fail("inputs must have the results' type, or be the gamma or "
-                  "beta of its layer norm");
-    signature.rowInputs.push_back(row);
+                  "beta of its layer norm, or the broadcast g of its gates");
   }
+  if (!llvm::is_contained(signature.inputKinds, InputKind::full))
+    return fail("no input has the results' type");
   return signature;
 }
 
-/// func.func @name(ins..., outs...) -> (outs' types) holding one
-/// elementwise linalg.generic ins(ins) outs(outs) with body `bodyBuilder`.
-void emitKernelFunction(
-    OpBuilder &b, Location loc, StringRef name, RankedTensorType type,
-    unsigned numIns, unsigned numOuts,
-    function_ref<void(OpBuilder &, Location, ValueRange)> bodyBuilder) {
-  SmallVector<Type> argTypes(numIns + numOuts, type);
-  SmallVector<Type> resultTypes(numOuts, type);
-  auto func = b.create<func::FuncOp>(loc, name,
-                                     b.getFunctionType(argTypes, resultTypes));
-  Block *entry = func.addEntryBlock();
-  OpBuilder fb = OpBuilder::atBlockBegin(entry);
-  SmallVector<AffineMap> maps(numIns + numOuts,
-                              fb.getMultiDimIdentityMap(type.getRank()));
-  SmallVector<utils::IteratorType> iterators(type.getRank(),
-                                             utils::IteratorType::parallel);
-  auto generic = fb.create<linalg::GenericOp>(
-      loc, resultTypes, entry->getArguments().take_front(numIns),
-      entry->getArguments().drop_front(numIns), maps, iterators, bodyBuilder);
-  fb.create<func::ReturnOp>(loc, generic.getResults());
-}
-
 /// @K(x..., out...) -> (y...): the dispatch body on elements.
-void emitForward(OpBuilder &b, DispatchOp dispatch, RankedTensorType type) {
+void emitForward(OpBuilder &b, DispatchOp dispatch,
+                 const KernelSignature &signature) {
   Block &body = dispatch.getBody().front();
-  unsigned numInputs = dispatch.getInputs().size();
-  auto scalarBody = [&](OpBuilder &gb, Location loc, ValueRange args) {
-    DenseMap<Value, Value> scalar;
-    emitForwardScalars(gb, loc, body, args.take_front(numInputs), scalar);
-    SmallVector<Value> yielded;
-    for (Value result : body.getTerminator()->getOperands())
-      yielded.push_back(scalar.lookup(result));
-    gb.create<linalg::YieldOp>(loc, yielded);
-  };
-  emitKernelFunction(b, dispatch.getLoc(), dispatch.getKernel(), type,
-                     numInputs, dispatch.getNumResults(), scalarBody);
+  KernelFunction kernel = beginForwardKernel(b, dispatch);
+  Stages s(kernel.builder, dispatch.getLoc(), signature, kernel.inputs);
+  SmallVector<Value> results = emitBodyResults(
+      s, body, {}, {}, kernel.outs,
+      [&](OpBuilder &gb, Location loc, ValueRange elements,
+          DenseMap<Value, Value> &scalar) {
+        emitForwardScalars(gb, loc, body,
+                           elements.take_front(body.getNumArguments()), scalar);
+      });
+  kernel.builder.create<func::ReturnOp>(dispatch.getLoc(), results);
 }
 
 /// @K_grad(x..., dy..., dx...) -> (dx...): recomputes the forward scalars
 /// from the inputs, then reverse mode over them.
-void emitBackward(OpBuilder &b, DispatchOp dispatch, RankedTensorType type,
-                  StringRef name) {
+void emitBackward(OpBuilder &b, DispatchOp dispatch,
+                  const KernelSignature &signature, StringRef name) {
   Block &body = dispatch.getBody().front();
   unsigned numInputs = dispatch.getInputs().size();
   unsigned numResults = dispatch.getNumResults();
-  auto scalarBody = [&](OpBuilder &gb, Location loc, ValueRange args) {
-    DenseMap<Value, Value> scalar;
-    emitForwardScalars(gb, loc, body, args.take_front(numInputs), scalar);
-
-    DenseMap<Value, Value> adjoint;
-    emitReverseSweep(gb, loc, body, args.slice(numInputs, numResults), scalar,
-                     adjoint);
-    SmallVector<Value> dx = argumentAdjoints(
-        gb, loc, body, llvm::to_vector(llvm::seq(0u, numInputs)), adjoint);
-    gb.create<linalg::YieldOp>(loc, dx);
+  KernelFunction kernel = beginBackwardKernel(b, dispatch, name);
+  Stages s(kernel.builder, dispatch.getLoc(), signature, kernel.inputs);
+  auto inputAdjoints = [&](OpBuilder &gb, Location loc, ValueRange elements,
+                           ArrayRef<unsigned> positions) {
+    DenseMap<Value, Value> scalar, adjoint;
+    emitForwardScalars(gb, loc, body, elements.take_front(numInputs), scalar);
+    emitReverseSweep(gb, loc, body, elements.slice(numInputs, numResults),
+                     scalar, adjoint);
+    return argumentAdjoints(gb, loc, body, positions, adjoint);
   };
-  emitKernelFunction(b, dispatch.getLoc(), name, type, numInputs + numResults,
-                     numInputs, scalarBody);
+  SmallVector<Value> grads(numInputs);
+  s.inputCotangents(kernel.dys, SmallVector<AffineMap>(numResults, s.full()),
+                    kernel.outs, inputAdjoints, grads);
+  kernel.builder.create<func::ReturnOp>(dispatch.getLoc(), grads);
 }
 
 struct OutlineKernelsPass
@@ -210,8 +202,8 @@ struct OutlineKernelsPass
         emitSoftmaxKernelGrad(builder, dispatch, *signature, gradName);
         continue;
       }
-      emitForward(builder, dispatch, signature->type);
-      emitBackward(builder, dispatch, signature->type, gradName);
+      emitForward(builder, dispatch, *signature);
+      emitBackward(builder, dispatch, *signature, gradName);
     }
     if (failed)
       signalPassFailure();

@@ -167,9 +167,7 @@ void rvnn::exec::emitRowNormKernelGrad(OpBuilder &b, DispatchOp dispatch,
 
   // 3. The row operands' cotangents: column sums of dŷ·x̂ (gamma) and dŷ
   //    (beta).
-  SmallVector<unsigned> rowPositions, fullPositions;
-  for (auto [position, row] : llvm::enumerate(signature.rowInputs))
-    (row ? rowPositions : fullPositions).push_back(position);
+  SmallVector<unsigned> rowPositions = signature.positions(InputKind::row);
   SmallVector<Value> rowGrads;
   if (!rowPositions.empty()) {
     SmallVector<Value> outs;
@@ -207,40 +205,32 @@ void rvnn::exec::emitRowNormKernelGrad(OpBuilder &b, DispatchOp dispatch,
   lastMaps.append(numResults, s.full());
   lastMaps.append({s.rows(), s.rows()});
   const unsigned rowSumsAt = dyAt + numResults;
-  SmallVector<Value> fullOuts;
-  for (unsigned position : fullPositions)
-    fullOuts.push_back(dxs[position]);
   Value inverseLength = s.inverseRowLength();
-  SmallVector<Value> fullGrads = s.generic(
-      last, lastMaps, fullOuts,
-      SmallVector<AffineMap>(fullOuts.size(), s.full()), s.parallel(),
-      [&](OpBuilder &gb, Location loc, ValueRange elements) {
-        DenseMap<Value, Value> scalar, adjoint;
-        emitScalarsWithNorm(gb, loc, body, norm, elements, statsAt, scalar);
-        emitReverseSweep(
-            gb, loc, body, elements.slice(dyAt, numResults), scalar, adjoint,
-            [&](Operation *, Value d) -> SmallVector<Value> {
-              Value g = gb.create<arith::MulFOp>(
-                  loc, d, scalar.lookup(norm.getGamma()));
-              Value meanG = gb.create<arith::MulFOp>(loc, elements[rowSumsAt],
-                                                     inverseLength);
-              Value meanGx = gb.create<arith::MulFOp>(
-                  loc, elements[rowSumsAt + 1], inverseLength);
-              Value xhat = normalised(gb, loc, elements, statsAt);
-              Value centred = gb.create<arith::SubFOp>(
-                  loc, gb.create<arith::SubFOp>(loc, g, meanG),
-                  gb.create<arith::MulFOp>(loc, xhat, meanGx));
-              Value dInput =
-                  gb.create<arith::MulFOp>(loc, elements[statsAt + 2], centred);
-              return {dInput, Value(), Value()};
-            });
-        gb.create<linalg::YieldOp>(
-            loc, argumentAdjoints(gb, loc, body, fullPositions, adjoint));
-      });
-
+  auto inputAdjoints = [&](OpBuilder &gb, Location loc, ValueRange elements,
+                           ArrayRef<unsigned> positions) {
+    DenseMap<Value, Value> scalar, adjoint;
+    emitScalarsWithNorm(gb, loc, body, norm, elements, statsAt, scalar);
+    emitReverseSweep(
+        gb, loc, body, elements.slice(dyAt, numResults), scalar, adjoint,
+        [&](Operation *, Value d) -> SmallVector<Value> {
+          Value g =
+              gb.create<arith::MulFOp>(loc, d, scalar.lookup(norm.getGamma()));
+          Value meanG =
+              gb.create<arith::MulFOp>(loc, elements[rowSumsAt], inverseLength);
+          Value meanGx = gb.create<arith::MulFOp>(loc, elements[rowSumsAt + 1],
+                                                  inverseLength);
+          Value xhat = normalised(gb, loc, elements, statsAt);
+          Value centred = gb.create<arith::SubFOp>(
+              loc, gb.create<arith::SubFOp>(loc, g, meanG),
+              gb.create<arith::MulFOp>(loc, xhat, meanGx));
+          Value dInput =
+              gb.create<arith::MulFOp>(loc, elements[statsAt + 2], centred);
+          return {dInput, Value(), Value()};
+        });
+    return argumentAdjoints(gb, loc, body, positions, adjoint);
+  };
   SmallVector<Value> grads(numInputs);
-  for (auto [position, grad] : llvm::zip_equal(fullPositions, fullGrads))
-    grads[position] = grad;
+  s.inputCotangents(last, lastMaps, dxs, inputAdjoints, grads);
   for (auto [position, grad] : llvm::zip_equal(rowPositions, rowGrads))
     grads[position] = grad;
   fb.create<func::ReturnOp>(loc, grads);

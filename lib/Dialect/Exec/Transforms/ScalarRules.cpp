@@ -320,10 +320,26 @@ RankedTensorType rvnn::exec::getFusableType(Operation *op) {
   auto type = dyn_cast<RankedTensorType>(op->getResult(0).getType());
   if (!type || !isa<Float32Type, Float64Type>(type.getElementType()))
     return {};
-  if (!llvm::all_of(op->getOperandTypes(),
-                    [&](Type operand) { return operand == type; }))
-    return {};
+  for (OpOperand &operand : op->getOpOperands()) {
+    Type operandType = operand.get().getType();
+    bool broadcastGate = isa<GateOp>(op) && operand.getOperandNumber() == 0 &&
+                         isBroadcastOperand(operandType, type);
+    if (operandType != type && !broadcastGate)
+      return {};
+  }
   return type;
+}
+
+bool rvnn::exec::isBroadcastOperand(Type operand, RankedTensorType type) {
+  auto shaped = dyn_cast<RankedTensorType>(operand);
+  if (!shaped || shaped == type || shaped.getRank() != type.getRank() ||
+      shaped.getElementType() != type.getElementType())
+    return false;
+  return llvm::all_of(llvm::zip_equal(shaped.getShape(), type.getShape()),
+                      [](auto dims) {
+                        auto [own, full] = dims;
+                        return own == full || own == 1;
+                      });
 }
 
 namespace {

@@ -19,9 +19,15 @@ namespace mlir::rvnn::exec {
 
 /// The ranked tensor type `T` (f32 or f64 elements) of a fusable op: an
 /// `rvnn_exec.elementwise` with a float function (all but `or`), `sigmoid`,
-/// `gelu`, `relu` or `gate` whose operands and result all have type `T`.
-/// Null for every other op.
+/// `gelu`, `relu` or `gate` whose operands and result all have type `T`,
+/// except a gate's `g`, which may be a broadcast operand of `T`. Null for
+/// every other op.
 RankedTensorType getFusableType(Operation *op);
+
+/// Whether `operand` is a broadcast operand of `type`: a ranked tensor of
+/// its rank and element type, not `type` itself, each dim either `type`'s
+/// (the same static size, or dynamic in both) or a static 1.
+bool isBroadcastOperand(Type operand, RankedTensorType type);
 
 /// The type `T` of a row reduction a dispatch can fuse, for ops of rank >= 2
 /// over f32 or f64 that reduce along the last dim: a `layer_norm` with input

@@ -238,21 +238,20 @@ void rvnn::exec::emitSoftmaxKernelGrad(OpBuilder &b, DispatchOp dispatch,
   const unsigned dyAt = statsAt + stats.operands.size(),
                  sumsAt = dyAt + numResults;
   Value rowLength = s.rowLength();
-  SmallVector<unsigned> positions = llvm::to_vector(llvm::seq(0u, numInputs));
-  SmallVector<Value> grads = s.generic(
-      last, lastMaps, dxs, SmallVector<AffineMap>(numInputs, s.full()),
-      s.parallel(), [&](OpBuilder &gb, Location loc, ValueRange elements) {
-        DenseMap<Value, Value> scalar, adjoint;
-        scalarsWithSoftmax(gb, loc, elements, scalar);
-        emitReverseSweep(gb, loc, body, elements.slice(dyAt, numResults),
-                         scalar, adjoint, [&](Operation *, Value d) {
-                           Arith a{gb, loc};
-                           return softmaxAdjoints(
-                               a, {elements, statsAt, stats.masked}, d,
-                               elements, sumsAt, rowLength);
-                         });
-        gb.create<linalg::YieldOp>(
-            loc, argumentAdjoints(gb, loc, body, positions, adjoint));
-      });
+  auto inputAdjoints = [&](OpBuilder &gb, Location loc, ValueRange elements,
+                           ArrayRef<unsigned> positions) {
+    DenseMap<Value, Value> scalar, adjoint;
+    scalarsWithSoftmax(gb, loc, elements, scalar);
+    emitReverseSweep(gb, loc, body, elements.slice(dyAt, numResults), scalar,
+                     adjoint, [&](Operation *, Value d) {
+                       Arith a{gb, loc};
+                       return softmaxAdjoints(a,
+                                              {elements, statsAt, stats.masked},
+                                              d, elements, sumsAt, rowLength);
+                     });
+    return argumentAdjoints(gb, loc, body, positions, adjoint);
+  };
+  SmallVector<Value> grads(numInputs);
+  s.inputCotangents(last, lastMaps, dxs, inputAdjoints, grads);
   fb.create<func::ReturnOp>(loc, grads);
 }

@@ -73,11 +73,13 @@ class Exec_FormatInfo<int version, string model, string plan, string abi,
 }
 // Version 3: compiler-derived backward functions (call, vjp) and
 // counter-based random draws; version 2: programs in rvnn_exec only, every
-// file hashed in the manifest. Kernel ABI v3: besides the tensors of the
-// kernel's type, 1-D row operands along its last dim (a layer norm's gamma
-// and beta); v2: every argument of one type, rows strided; v1: contiguous.
+// file hashed in the manifest. Kernel ABI v4: besides v3's, broadcast
+// operands (the kernel's shape with some dims 1: a gate's g); v3: besides
+// the tensors of the kernel's type, 1-D row operands along its last dim (a
+// layer norm's gamma and beta); v2: every argument of one type, rows
+// strided; v1: contiguous.
 def Exec_Format : Exec_FormatInfo<3, "rvnn-compiled-model", "rvnn-plan",
-                                  "rvnn-memref-v3", "rvnn_kernel_", "_grad",
+                                  "rvnn-memref-v4", "rvnn_kernel_", "_grad",
                                   "rvnn-cuda-v1", 128>;
 
 #endif // RVNN_EXEC_DIALECT_TD
