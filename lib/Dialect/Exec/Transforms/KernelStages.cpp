@@ -67,8 +67,8 @@ AffineMap rvnn::exec::kernelInputMap(RankedTensorType type, InputKind kind,
 Stages::Stages(OpBuilder &b, Location loc, const KernelSignature &signature,
                ValueRange inputs)
     : b(b), loc(loc), type(signature.type), numDims(type.getRank()),
-      inputs(inputs), inputKinds(signature.inputKinds) {
-  for (auto [input, kind] : llvm::zip_equal(inputs, inputKinds)) {
+      inputs(inputs), kernelSignature(signature) {
+  for (auto [input, kind] : llvm::zip_equal(inputs, signature.inputKinds)) {
     inputMaps.push_back(kernelInputMap(type, kind, input.getType()));
     if (kind == InputKind::full && !like)
       like = input;
@@ -221,12 +221,10 @@ SmallVector<Value> Stages::broadcastCotangents(ArrayRef<unsigned> positions,
 void Stages::inputCotangents(ValueRange extra, ArrayRef<AffineMap> extraMaps,
                              ValueRange dxs, AdjointBuilder adjoints,
                              MutableArrayRef<Value> grads) {
-  SmallVector<unsigned> fullPositions, broadcastPositions;
-  for (auto [position, kind] : llvm::enumerate(inputKinds))
-    if (kind == InputKind::full)
-      fullPositions.push_back(position);
-    else if (kind == InputKind::broadcast)
-      broadcastPositions.push_back(position);
+  SmallVector<unsigned> fullPositions =
+      kernelSignature.positions(InputKind::full);
+  SmallVector<unsigned> broadcastPositions =
+      kernelSignature.positions(InputKind::broadcast);
   SmallVector<Value> outs;
   for (unsigned position : fullPositions)
     outs.push_back(dxs[position]);

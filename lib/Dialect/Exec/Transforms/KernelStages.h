@@ -1,7 +1,7 @@
 //===- KernelStages.h - Stages of a kernel with a row reduction -*- C++ -*-===//
 //
 // The building blocks of the kernels whose dispatch body holds a row
-// reduction (a layer norm, RowNormKernel.h; a softmax, SoftmaxKernel.h):
+// reduction (a layer norm or a softmax, RowReductionKernel.h):
 // linalg.generic stages over the full iteration space, its rows (per-row
 // statistics) and its columns (the gradients of row operands), all in one
 // function for the forward and one for its compiler-derived backward.
@@ -96,6 +96,7 @@ public:
   Value zeros(Value destination);
   Value constant(double value);
   Value input(unsigned position) const { return inputs[position]; }
+  const KernelSignature &signature() const { return kernelSignature; }
   /// D, the row length, and 1 / D, as scalars of the element type (built on
   /// first use).
   Value rowLength();
@@ -161,8 +162,8 @@ private:
   RankedTensorType type;
   unsigned numDims;
   ValueRange inputs;
+  const KernelSignature &kernelSignature;
   SmallVector<AffineMap> inputMaps;
-  SmallVector<InputKind> inputKinds;
   /// A full-size input, for dynamic sizes.
   Value like;
   Value length, inverseLength;

@@ -8,9 +8,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "KernelScalars.h"
-#include "RowNormKernel.h"
+#include "RowReductionKernel.h"
 #include "ScalarRules.h"
-#include "SoftmaxKernel.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -192,14 +191,9 @@ struct OutlineKernelsPass
         failed = true;
         continue;
       }
-      if (isa_and_nonnull<LayerNormOp>(signature->rowReduction)) {
-        emitRowNormKernel(builder, dispatch, *signature);
-        emitRowNormKernelGrad(builder, dispatch, *signature, gradName);
-        continue;
-      }
       if (signature->rowReduction) {
-        emitSoftmaxKernel(builder, dispatch, *signature);
-        emitSoftmaxKernelGrad(builder, dispatch, *signature, gradName);
+        emitRowReductionKernel(builder, dispatch, *signature);
+        emitRowReductionKernelGrad(builder, dispatch, *signature, gradName);
         continue;
       }
       emitForward(builder, dispatch, *signature);
