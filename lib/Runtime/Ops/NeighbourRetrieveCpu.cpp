@@ -20,6 +20,7 @@
 #include <torch/autograd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <utility>
 #include <vector>
 
@@ -36,14 +37,32 @@ struct Entry {
   double remainder = 0;
 };
 
-/// Fills `entries` (and `out`, when given) for row i of a sample of
-/// `length` positions.
+/// Whether every row of a sample is zero after the entry where its
+/// accumulated weight first exceeds 1: with finite, non-negative `exist` and
+/// `mask` the accumulation never falls back to 1 (and no NaN or infinity
+/// reaches a product with a zero), so sweeps may stop there.
 template <typename T>
-void sweepRow(const T *exist, const T *mask, int64_t length, int64_t i,
-              std::vector<Entry> &entries, T *out) {
+bool rowsEndAtTheirCrossing(const T *exist, const T *mask, int64_t length) {
+  for (int64_t j = 0; j < length; ++j)
+    if (!std::isfinite(exist[j]) || !std::isfinite(mask[j]) ||
+        exist[j] < T(0) || mask[j] < T(0))
+      return false;
+  return true;
+}
+
+/// Fills `entries` (and `out`, when given) for row i of a sample of
+/// `length` positions; returns the end of what it filled. With `toCrossing`
+/// (rowsEndAtTheirCrossing holds), entries j <= i, which hold no weight, and
+/// those after the crossing are left out, the row's zeros written as such.
+template <typename T>
+int64_t sweepRow(const T *exist, const T *mask, int64_t length, int64_t i,
+                 bool toCrossing, std::vector<Entry> &entries, T *out) {
   double accumulated = 0;
   T before = 0;
-  for (int64_t j = 0; j < length; ++j) {
+  int64_t j = toCrossing ? i + 1 : 0;
+  if (out)
+    std::fill(out, out + j, T(0));
+  for (; j < length; ++j) {
     const T weight = j > i ? exist[j] * mask[j] : T(0);
     accumulated += double(weight);
     const T total = T(accumulated);
@@ -56,7 +75,14 @@ void sweepRow(const T *exist, const T *mask, int64_t length, int64_t i,
       out[j] = mask[i] * value;
     }
     before = total;
+    if (toCrossing && !entry.takesWeight) {
+      ++j;
+      break;
+    }
   }
+  if (out)
+    std::fill(out + j, out + length, T(0));
+  return j;
 }
 
 template <typename T>
@@ -64,10 +90,13 @@ void forwardSamples(const T *exist, const T *mask, int64_t samples,
                     int64_t length, T *out) {
   at::parallel_for(0, samples, 1, [&](int64_t begin, int64_t end) {
     std::vector<Entry> entries(length);
-    for (int64_t n = begin; n < end; ++n)
+    for (int64_t n = begin; n < end; ++n) {
+      const T *e = exist + n * length, *m = mask + n * length;
+      const bool toCrossing = rowsEndAtTheirCrossing(e, m, length);
       for (int64_t i = 0; i < length; ++i)
-        sweepRow(exist + n * length, mask + n * length, length, i, entries,
+        sweepRow(e, m, length, i, toCrossing, entries,
                  out + (n * length + i) * length);
+    }
   });
 }
 
@@ -99,10 +128,15 @@ void backwardSamples(const T *exist, const T *mask, const T *grad,
       std::fill(de, de + length, T(0));
       if (dm)
         std::fill(dm, dm + length, T(0));
+      // The mask's cotangent reads every entry's g (a NaN in it must
+      // reach dm), so it sweeps whole rows.
+      const bool toCrossing = !dm && rowsEndAtTheirCrossing(e, m, length);
       for (int64_t i = 0; i < length; ++i) {
         if (m[i] == T(0) && !dm)
           continue;
-        sweepRow<T>(e, m, length, i, entries, nullptr);
+        // After the crossing dw_ij = 0: no term, and no suffix either.
+        const int64_t swept =
+            sweepRow<T>(e, m, length, i, toCrossing, entries, nullptr);
         const T *g = grad + (n * length + i) * length;
         if (dm)
           dm[i] += rowFactorGrad(e, m, g, length, i, entries);
@@ -110,7 +144,7 @@ void backwardSamples(const T *exist, const T *mask, const T *grad,
           continue;
         // Σ_{k>j} g_ik·[B⁺_ik], from the right.
         T suffix = 0;
-        for (int64_t j = length - 1; j > i; --j) {
+        for (int64_t j = swept - 1; j > i; --j) {
           const T gij = m[i] * g[j];
           const T dw = (entries[j].takesWeight ? gij : T(0)) - suffix;
           de[j] += dw * m[j];

@@ -245,15 +245,19 @@ TEST(AttentionOps, NeighbourRetrieveByHand) {
 }
 
 // The CPU kernel against the ATen composition: values and the gradient of
-// exist, both directions, float and double, with padding and with sums that
-// reach 1 exactly (the branch point) or cross it inside a key.
+// exist, both directions, float and double, with padding, with sums that
+// reach 1 exactly (the branch point) or cross it inside a key, and with a
+// negative weight, after which a row's sum falls back under 1 and its
+// entries past the first crossing are not all zero (the kernel sweeps such
+// samples' rows to the end).
 TEST(AttentionOps, NeighbourRetrieveCpuKernelMatchesReference) {
   auto random = uniformDoubles({3, 9}, 0.05, 0.9, 31);
   auto exact = doubles({.5, .5, .5, .25, .25, .5, 1, .5, .5}, {1, 9});
-  auto exist = at::cat({random, exact});
-  auto mask = at::ones({4, 9}, kDouble);
+  auto negative = doubles({.1, .7, .6, -.5, .3, .2, -.4, .1, .3}, {1, 9});
+  auto exist = at::cat({random, exact, negative});
+  auto mask = at::ones({5, 9}, kDouble);
   mask[1].narrow(0, 6, 3).zero_();
-  auto dy = uniformDoubles({4, 9, 9}, -1, 1, 32);
+  auto dy = uniformDoubles({5, 9, 9}, -1, 1, 32);
   for (auto [type, tol] :
        {std::pair{at::kFloat, 1e-6}, std::pair{at::kDouble, 1e-14}}) {
     // A named copy: C++17 lambdas cannot capture a structured binding.
