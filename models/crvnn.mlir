@@ -30,7 +30,11 @@
 // transform: h0 = LN(Linear(seq⊙M))⊙M.
 //
 // Recursion (rvnn.recurse, halting per_sample, at most Sa - 2 steps), state
-// (h [N,Sa,D], e [N,Sa], t [N]: steps taken), e0 = M, t0 = 0. One step:
+// (h [N,Sa,D], e [N,Sa], t [N]: steps taken), e0 = M, t0 = 0, and the
+// per-sample constants M, SEL and L_n, carried unchanged so that the body
+// reads every per-sample value through its state (and takes N from h): the
+// runtime can then drop halted samples from the batch the body runs on
+// (`compact_halted` in crvnn.json). One step:
 //   L, R  = rvnn.neighbour_retrieve(e, M) left/right          [N, Sa, Sa]
 //   window = [L²h, Lh, h, Rh, R²h]                            [N, Sa, 5D]
 //   s     = Linear(D,1)(GELU(Linear(5D,D)(window)))           [N, Sa, 1]
@@ -197,15 +201,20 @@ func.func @forward(%tokens: tensor<?x?xi64>, %mask: tensor<?x?xf32>)
   %steps = arith.subi %sa, %c2 : index
 
   // The recursion: one @crvnn_step per iteration (see the header).
-  %r:3 = rvnn.recurse (%h = %h0, %e = %M, %t = %t0)
-      : tensor<?x?x128xf32>, tensor<?x?xf32>, tensor<?xf32>
+  %r:6 = rvnn.recurse (%h = %h0, %e = %M, %t = %t0, %Mi = %M, %seli = %sel,
+                       %lengthsi = %lengths)
+      : tensor<?x?x128xf32>, tensor<?x?xf32>, tensor<?xf32>, tensor<?x?xf32>,
+        tensor<?x?xf32>, tensor<?xf32>
       halting <per_sample> max_steps %steps {
   ^bb0(%step: index, %h: tensor<?x?x128xf32>, %e: tensor<?x?xf32>,
-       %t: tensor<?xf32>):
+       %t: tensor<?xf32>, %Mi: tensor<?x?xf32>, %seli: tensor<?x?xf32>,
+       %lengthsi: tensor<?xf32>):
+    %ni = tensor.dim %h, %c0 : tensor<?x?x128xf32>
     %hd = tensor.cast %h : tensor<?x?x128xf32> to tensor<?x?x?xf32>
     // Steps 1-3: neighbours, window, composition probabilities c.
-    %L, %lhd, %c = func.call @crvnn_decide(%n, %sa, %hd, %e, %M, %sel, %scoreW1,
-                                           %scoreB1, %scoreW2, %scoreB2)
+    %L, %lhd, %c = func.call @crvnn_decide(%ni, %sa, %hd, %e, %Mi, %seli,
+                                           %scoreW1, %scoreB1, %scoreW2,
+                                           %scoreB2)
         : (index, index, tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>,
            tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>, tensor<?x?xf32>,
            tensor<?xf32>)
@@ -225,12 +234,12 @@ func.func @forward(%tokens: tensor<?x?xi64>, %mask: tensor<?x?xf32>)
         -> tensor<?x?xf32>
     %compD = tensor.cast %compFlat : tensor<?x?xf32> to tensor<?x128xf32>
     %comp = tensor.expand_shape %compD [[0, 1], [2]]
-        output_shape [%n, %sa, 128]
+        output_shape [%ni, %sa, 128]
         : tensor<?x128xf32> into tensor<?x?x128xf32>
     %compd = tensor.cast %comp : tensor<?x?x128xf32> to tensor<?x?x?xf32>
     // Steps 4-6: gated update, existence, halting.
-    %next:5 = func.call @crvnn_update(%n, %sa, %hd, %e, %t, %M, %lengths, %L, %c,
-                                      %compd)
+    %next:5 = func.call @crvnn_update(%ni, %sa, %hd, %e, %t, %Mi, %lengthsi, %L,
+                                      %c, %compd)
         : (index, index, tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?xf32>,
            tensor<?x?xf32>, tensor<?xf32>, tensor<?x?x?xf32>, tensor<?x?x1xf32>,
            tensor<?x?x?xf32>)
@@ -240,14 +249,15 @@ func.func @forward(%tokens: tensor<?x?xi64>, %mask: tensor<?x?xf32>)
     // The structure this model induces (rvnn-run parse): per iteration, the
     // composition and existence probabilities of the input tokens
     // (augmented positions 1..S).
-    %cTokens = tensor.extract_slice %next#4[0, 1] [%n, %s] [1, 1]
+    %cTokens = tensor.extract_slice %next#4[0, 1] [%ni, %s] [1, 1]
         : tensor<?x?xf32> to tensor<?x?xf32>
     rvnn.expose_structure <composition> %cTokens : tensor<?x?xf32>
-    %eTokens = tensor.extract_slice %next#1[0, 1] [%n, %s] [1, 1]
+    %eTokens = tensor.extract_slice %next#1[0, 1] [%ni, %s] [1, 1]
         : tensor<?x?xf32> to tensor<?x?xf32>
     rvnn.expose_structure <existence> %eTokens : tensor<?x?xf32>
-    rvnn.yield %hNext, %next#1, %next#2 halt %next#3
-        : tensor<?x?x128xf32>, tensor<?x?xf32>, tensor<?xf32>, tensor<?xi1>
+    rvnn.yield %hNext, %next#1, %next#2, %Mi, %seli, %lengthsi halt %next#3
+        : tensor<?x?x128xf32>, tensor<?x?xf32>, tensor<?xf32>, tensor<?x?xf32>,
+          tensor<?x?xf32>, tensor<?xf32>, tensor<?xi1>
   }
 
   // Root: h at the last real token x_L (position L_n).

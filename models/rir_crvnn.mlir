@@ -179,14 +179,21 @@ func.func @forward(%tokens: tensor<?x?xi64>, %mask: tensor<?x?xf32>)
         : (tensor<f32>, tensor<?xf32>) -> tensor<?xf32>
 
     // Inner recursion: CRvNN over every chunk row at once, per-row halting.
-    %r:3 = rvnn.recurse (%h = %h0, %e = %M, %t = %t0)
-        : tensor<?x?x128xf32>, tensor<?x?xf32>, tensor<?xf32>
+    // The rows' masks and lengths ride in the state, and the body takes the
+    // row count from h, so that halted rows can be dropped from the batch
+    // the body runs on (`compact_halted`, as models/crvnn.mlir).
+    %r:6 = rvnn.recurse (%h = %h0, %e = %M, %t = %t0, %Mi = %M, %seli = %sel,
+                         %lengthsi = %lengths)
+        : tensor<?x?x128xf32>, tensor<?x?xf32>, tensor<?xf32>,
+          tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>
         halting <per_sample> max_steps %clen {
     ^bb0(%step: index, %h: tensor<?x?x128xf32>, %e: tensor<?x?xf32>,
-         %t: tensor<?xf32>):
+         %t: tensor<?xf32>, %Mi: tensor<?x?xf32>, %seli: tensor<?x?xf32>,
+         %lengthsi: tensor<?xf32>):
+      %rowsi = tensor.dim %h, %c0 : tensor<?x?x128xf32>
       %hd = tensor.cast %h : tensor<?x?x128xf32> to tensor<?x?x?xf32>
       // Steps 1-3: neighbours, window, composition probabilities c.
-      %L, %lhd, %c = func.call @crvnn_decide(%rows, %ca, %hd, %e, %M, %sel,
+      %L, %lhd, %c = func.call @crvnn_decide(%rowsi, %ca, %hd, %e, %Mi, %seli,
                                              %scoreW1, %scoreB1, %scoreW2,
                                              %scoreB2)
           : (index, index, tensor<?x?x?xf32>, tensor<?x?xf32>,
@@ -208,20 +215,22 @@ func.func @forward(%tokens: tensor<?x?xi64>, %mask: tensor<?x?xf32>)
           -> tensor<?x?xf32>
       %compD = tensor.cast %compFlat : tensor<?x?xf32> to tensor<?x128xf32>
       %comp = tensor.expand_shape %compD [[0, 1], [2]]
-          output_shape [%rows, %ca, 128]
+          output_shape [%rowsi, %ca, 128]
           : tensor<?x128xf32> into tensor<?x?x128xf32>
       %compd = tensor.cast %comp : tensor<?x?x128xf32> to tensor<?x?x?xf32>
       // Steps 4-6: gated update, existence, per-row halting.
-      %next:5 = func.call @crvnn_update(%rows, %ca, %hd, %e, %t, %M,
-                                        %lengths, %L, %c, %compd)
+      %next:5 = func.call @crvnn_update(%rowsi, %ca, %hd, %e, %t, %Mi,
+                                        %lengthsi, %L, %c, %compd)
           : (index, index, tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?xf32>,
              tensor<?x?xf32>, tensor<?xf32>, tensor<?x?x?xf32>,
              tensor<?x?x1xf32>, tensor<?x?x?xf32>)
           -> (tensor<?x?x?xf32>, tensor<?x?xf32>, tensor<?xf32>, tensor<?xi1>,
               tensor<?x?xf32>)
       %hNext = tensor.cast %next#0 : tensor<?x?x?xf32> to tensor<?x?x128xf32>
-      rvnn.yield %hNext, %next#1, %next#2 halt %next#3
-          : tensor<?x?x128xf32>, tensor<?x?xf32>, tensor<?xf32>, tensor<?xi1>
+      rvnn.yield %hNext, %next#1, %next#2, %Mi, %seli, %lengthsi
+          halt %next#3
+          : tensor<?x?x128xf32>, tensor<?x?xf32>, tensor<?xf32>,
+            tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>, tensor<?xi1>
     }
 
     // Each chunk's item: h at its last real item (position L_r).

@@ -17,7 +17,7 @@
 // ROUNDTRIP: func.func private @grc_cell
 // ROUNDTRIP-LABEL: func.func @forward
 // ROUNDTRIP: call @crvnn_augment
-// ROUNDTRIP: rvnn.recurse ({{.*}}) : tensor<?x?x128xf32>, tensor<?x?xf32>, tensor<?xf32> halting <per_sample> max_steps
+// ROUNDTRIP: rvnn.recurse ({{.*}}) : tensor<?x?x128xf32>, tensor<?x?xf32>, tensor<?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32> halting <per_sample> max_steps
 // ROUNDTRIP: call @crvnn_decide
 // ROUNDTRIP: call @grc_cell
 // ROUNDTRIP: call @crvnn_update
@@ -29,13 +29,13 @@
 // COMPILED-NOT: @crvnn_
 // COMPILED-LABEL: func.func @forward
 // The GRC input's row count N·Sa (a collapse's size, arith after
-// lower-affine) reads no loop state: rvnn-hoist-step-invariant computes it
-// before the loop.
+// lower-affine) is computed in the step: N is the rows of the state h,
+// which compaction of halted samples shrinks.
 // COMPILED-NOT: affine.apply
-// COMPILED: arith.muli
-// COMPILED: rvnn.recurse ({{.*}}) : tensor<?x?x128xf32>, tensor<?x?xf32>, tensor<?xf32> halting <per_sample> max_steps
+// COMPILED: rvnn.recurse ({{.*}}) : tensor<?x?x128xf32>, tensor<?x?xf32>, tensor<?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32> halting <per_sample> max_steps
 // COMPILED-NOT: call
 // COMPILED-NOT: affine.apply
+// COMPILED: arith.muli
 // COMPILED: rvnn.layer_norm {{.*}} -> tensor<?x128xf32>
 // COMPILED: arith.cmpf ogt
 // COMPILED: arith.uitofp

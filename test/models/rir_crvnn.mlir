@@ -17,7 +17,7 @@
 // ROUNDTRIP: rvnn.recurse ({{.*}}) : tensor<?x?x128xf32>, tensor<?x?xf32> halting <none> max_steps %[[LEVELS]]
 // ROUNDTRIP: rvnn.chunk %{{.*}}, %{{.*}} {size = 30 : i64}
 // ROUNDTRIP: call @crvnn_augment
-// ROUNDTRIP: rvnn.recurse ({{.*}}) : tensor<?x?x128xf32>, tensor<?x?xf32>, tensor<?xf32> halting <per_sample> max_steps
+// ROUNDTRIP: rvnn.recurse ({{.*}}) : tensor<?x?x128xf32>, tensor<?x?xf32>, tensor<?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32> halting <per_sample> max_steps
 // ROUNDTRIP: call @crvnn_decide
 // ROUNDTRIP: call @grc_cell
 // ROUNDTRIP: call @crvnn_update

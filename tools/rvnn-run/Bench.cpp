@@ -406,7 +406,8 @@ int runBench(const std::vector<std::string> &args) {
         << " BLAS calls of the step, same shapes and layouts, by themselves) = "
         << std::setprecision(3)
         << m.profile->gemmReplayMs / percentile(m.stepMs, 50)
-        << " of the step\n";
+        << " of the step; in the profiled step they took "
+        << std::setprecision(2) << m.profile->gemmStepMs << " ms\n";
     printProfile(table, *m.profile);
   }
 

@@ -54,6 +54,12 @@ std::string gemmFunction(const char *recordedName) {
   return gemmFunctions().count(name) ? name : std::string();
 }
 
+/// When a recorded call started, and which call it is.
+struct GemmStart : at::ObserverContext {
+  std::chrono::steady_clock::time_point time;
+  size_t index = 0;
+};
+
 std::unique_ptr<at::ObserverContext> recordGemm(const at::RecordFunction &fn) {
   if (!activeRecorder)
     return nullptr;
@@ -74,7 +80,20 @@ std::unique_ptr<at::ObserverContext> recordGemm(const at::RecordFunction &fn) {
     call.dtype = tensor.scalar_type();
   }
   activeRecorder->calls.push_back(std::move(call));
-  return nullptr;
+  auto start = std::make_unique<GemmStart>();
+  start->index = activeRecorder->calls.size() - 1;
+  start->time = std::chrono::steady_clock::now();
+  return start;
+}
+
+void timeGemm(const at::RecordFunction &, at::ObserverContext *context) {
+  if (!activeRecorder || !context)
+    return;
+  const auto *start = static_cast<const GemmStart *>(context);
+  activeRecorder->calls.at(start->index).stepMs =
+      std::chrono::duration<double, std::milli>(
+          std::chrono::steady_clock::now() - start->time)
+          .count();
 }
 
 /// Random values laid out with `strides` (broadcast zero strides included:
@@ -117,9 +136,10 @@ GemmRecorder::GemmRecorder() {
   if (activeRecorder)
     throw std::logic_error("a GemmRecorder is already recording this thread");
   activeRecorder = this;
-  handle = at::addThreadLocalCallback(at::RecordFunctionCallback(recordGemm)
-                                          .needsInputs(true)
-                                          .scopes({at::RecordScope::FUNCTION}));
+  handle = at::addThreadLocalCallback(
+      at::RecordFunctionCallback(recordGemm, timeGemm)
+          .needsInputs(true)
+          .scopes({at::RecordScope::FUNCTION}));
 }
 
 GemmRecorder::~GemmRecorder() {

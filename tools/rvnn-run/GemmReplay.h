@@ -17,11 +17,13 @@ struct GemmCall {
   std::string function; ///< "mm", "addmm", ... (in-place forms as these)
   std::vector<std::vector<int64_t>> sizes, strides;
   c10::ScalarType dtype = c10::ScalarType::Float;
+  double stepMs = 0; ///< how long it took in the step that made it
 };
 
 /// Records the GEMM calls that this thread makes into ATen while it lives
-/// (an ATen RecordFunction observer): whatever issues them, the executor's
-/// gemm, a vjp rule, ATen's own backward or the deferred weight gradients.
+/// (an ATen RecordFunction observer), and times each: whatever issues them,
+/// the executor's gemm, a vjp rule, ATen's own backward or the deferred
+/// weight gradients.
 class GemmRecorder {
 public:
   GemmRecorder();

@@ -103,6 +103,8 @@ StepProfile profileStep(runtime::CompiledModel &model,
     gemms = std::move(recorder.calls);
   }
   result.gemmCalls = static_cast<int64_t>(gemms.size());
+  for (const GemmCall &call : gemms)
+    result.gemmStepMs += call.stepMs;
   result.gemmReplayMs = replayGemmsMs(gemms);
   return result;
 }
@@ -141,6 +143,7 @@ nlohmann::json toJson(const StepProfile &profile) {
       {"forward_ops", ops},
       {"forward_dispatches", f.dispatches()},
       {"recursion_steps", f.loopSteps},
+      {"halting_sample_steps", f.sampleSteps},
       {"forward_dispatches_in_recursion", f.loopDispatches},
       {"forward_dispatches_per_step", perStep(f.loopDispatches, f.loopSteps)},
       {"backward_nodes", profile.backwardNodes},
@@ -150,6 +153,7 @@ nlohmann::json toJson(const StepProfile &profile) {
       {"backward_ms", profile.backwardMs},
       {"gemm_calls", profile.gemmCalls},
       {"gemm_replay_ms", profile.gemmReplayMs},
+      {"gemm_step_ms", profile.gemmStepMs},
       {"backward_dispatches", profile.backward.dispatches()},
       {"backward_autograd_rule_vjps", profile.backward.autogradRuleVjps},
       {"backward_time_by_op", timeByOp(profile.backward)}};
@@ -160,8 +164,11 @@ void printProfile(std::ostream &os, const StepProfile &profile) {
   os << "  forward: " << f.dispatches() << " dispatches ("
      << f.ops(contract::OpKind::Kernel) << " kernel, "
      << f.ops(contract::OpKind::Library) << " library), " << f.loopSteps
-     << " recursion steps, " << std::setprecision(1)
-     << perStep(f.loopDispatches, f.loopSteps)
+     << " recursion steps";
+  if (f.sampleSteps)
+    os << " (per-sample halting: bodies ran on " << f.sampleSteps
+       << " sample-steps)";
+  os << ", " << std::setprecision(1) << perStep(f.loopDispatches, f.loopSteps)
      << " dispatches per step; backward: " << profile.backwardNodes
      << " autograd nodes (" << perStep(profile.backwardNodes, f.loopSteps)
      << " per recursion step)\n";

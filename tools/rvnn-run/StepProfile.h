@@ -23,6 +23,9 @@ struct StepProfile {
   runtime::ExecutionProfile backward;
   int64_t gemmCalls = 0;
   double gemmReplayMs = 0;
+  /// The same calls' time in the step itself (their operands as the step
+  /// left them in the caches, which the replay's warm buffers are not).
+  double gemmStepMs = 0;
 };
 
 /// Runs forward + backward once on `batch` with a profile attached (gradients

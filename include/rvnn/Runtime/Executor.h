@@ -42,6 +42,10 @@ enum class RecomputePolicy { Save, Recompute };
 std::optional<RecomputePolicy> parseRecomputePolicy(std::string_view name);
 std::string_view recomputePolicyName(RecomputePolicy policy);
 
+/// Steps between the host's "all halted?" checks of a per-sample halting
+/// loop on CUDA: each check waits for the device to finish the steps.
+constexpr int64_t kCudaHaltSyncEvery = 4;
+
 /// Settings that change what a plan computes.
 struct ExecutionContext {
   bool training = false;
@@ -53,14 +57,16 @@ struct ExecutionContext {
   RecomputePolicy recompute = RecomputePolicy::Save;
   torch::Device device = torch::kCPU;
   /// Per-sample halting checks "all halted?" on the host every this many
-  /// steps; halted samples are frozen, so extra steps change nothing.
-  int64_t haltSyncEvery = 4;
+  /// steps; halted samples are frozen, so extra steps change nothing but
+  /// cost a whole step each. On the CPU the check is one read of host
+  /// memory, so it runs after every step; CompiledModel sets
+  /// kCudaHaltSyncEvery on CUDA, where each check waits for the device.
+  int64_t haltSyncEvery = 1;
   /// At those checks, also drop halted samples from the batch the loop body
-  /// runs on (where the body reads batch-major values only through its
-  /// state; otherwise freezing alone is used). Results are the same.
+  /// runs on (where the body reads batch-major values and the batch size
+  /// only through its state; otherwise freezing alone is used). Results are
+  /// the same up to float rounding.
   bool compactHalted = false;
-  /// Sample-steps the per_sample loop bodies ran (what compaction saves).
-  int64_t rowSteps = 0;
   /// Generated kernels or the reference bodies for dispatch ops. Executor's
   /// constructor refuses Generated on the CPU for a plan that has dispatches
   /// but no loaded kernel library.

@@ -29,6 +29,9 @@ struct ExecutionProfile {
   /// kernel and library calls made inside them.
   int64_t loopSteps = 0;
   int64_t loopDispatches = 0;
+  /// Samples the per_sample halting loops ran their body on, summed over
+  /// steps: what freezing halted samples costs and compaction saves.
+  int64_t sampleSteps = 0;
   /// 2·M·N·K summed over the forward's GEMMs.
   double gemmFlops = 0;
   /// Time per op name; control ops are not timed (they contain others).

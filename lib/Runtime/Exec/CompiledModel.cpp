@@ -50,6 +50,7 @@ CompiledModel::CompiledModel(const std::string &directory, torch::Device device,
                              uint64_t seed, KernelMode kernels)
     : compiled(loadPlan(directory, kernels == KernelMode::Generated)) {
   context.device = device;
+  context.haltSyncEvery = device.is_cuda() ? kCudaHaltSyncEvery : 1;
   context.kernelMode = kernels;
   context.generator = at::make_generator<at::CPUGeneratorImpl>(seed);
   // Initialised on the CPU in plan order so a seed gives the same weights on

@@ -34,17 +34,22 @@ int64_t stepBound(Executor &executor, const PlanOp &op, const Frame &frame,
 }
 
 /// Compaction runs the body on the active rows only, which is sound when the
-/// body reads every batch-major value through the loop state. A captured
-/// tensor whose dim 0 equals the batch size might be batch-major, so it
-/// turns compaction off for this loop (freezing alone stays exact).
+/// body reads every batch-major value, and the batch size, through the loop
+/// state. A captured tensor whose dim 0 equals the batch size might be
+/// batch-major, and a captured integer equal to it might be the batch size,
+/// so either turns compaction off for this loop (freezing alone stays
+/// exact).
 bool canCompact(const PlanOp &op, const Frame &frame, int64_t batch) {
   for (int64_t id : capturedValueIds(op.regions.at(0))) {
     const RuntimeValue &value = frame.get(op, id);
-    if (std::holds_alternative<Tensor>(value)) {
-      const Tensor &tensor = std::get<Tensor>(value);
-      if (tensor.dim() > 0 && tensor.size(0) == batch)
+    if (std::holds_alternative<int64_t>(value)) {
+      if (std::get<int64_t>(value) == batch)
         return false;
+      continue;
     }
+    const Tensor &tensor = std::get<Tensor>(value);
+    if (tensor.dim() > 0 && tensor.size(0) == batch)
+      return false;
   }
   return true;
 }
@@ -105,7 +110,10 @@ void recurse(Executor &executor, const PlanOp &op, Frame &frame) {
   } else if (!state.empty()) {
     Tensor first = std::get<Tensor>(state[0]);
     int64_t batch = first.size(0);
-    bool compact = ctx.compactHalted && canCompact(op, frame, batch);
+    // A structure trace records the body's rows, which must stay the
+    // batch's.
+    bool compact = ctx.compactHalted && !ctx.structureTrace &&
+                   canCompact(op, frame, batch);
     HaltingState loop{
         state, state, torch::arange(batch, first.options().dtype(torch::kLong)),
         torch::zeros({batch}, first.options().dtype(torch::kBool))};
@@ -114,7 +122,8 @@ void recurse(Executor &executor, const PlanOp &op, Frame &frame) {
       args.insert(args.end(), loop.rows.begin(), loop.rows.end());
       std::vector<RuntimeValue> next =
           executor.runLoopBody(op.regions.at(0), frame, args);
-      ctx.rowSteps += loop.active.size(0);
+      if (ctx.profile)
+        ctx.profile->sampleSteps += loop.active.size(0);
       Tensor halt = std::get<Tensor>(next.back()).to(torch::kBool);
       next.pop_back();
       for (size_t i = 0; i < loop.rows.size(); ++i)

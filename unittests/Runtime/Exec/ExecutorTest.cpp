@@ -170,8 +170,9 @@ TEST(Executor, AllHaltedEndsTheLoopEarly) {
 }
 
 /// forward(h0, limit, one, n): h counts up by `one` until it reaches the
-/// sample's limit; the body reads the batch only through its state (h, limit).
-Plan countingPlan() {
+/// sample's limit, for at most n steps; the body reads the batch only through
+/// its state (h, limit), and with `bodyReadsBound` also reads n.
+Plan countingPlan(bool bodyReadsBound = false) {
   JsonList body = {
       op(exec::BroadcastLikeOp::name, {2, 5}, {value(7, type("f32", {-1}))}),
       op(exec::ElementwiseOp::name, {5, 7}, {value(8, type("f32", {-1}))},
@@ -179,9 +180,14 @@ Plan countingPlan() {
       op(exec::CompareOp::name, {8, 6}, {value(9, type("i1", {-1}))},
          {{"predicate", "oge"}}),
       op(exec::YieldOp::name, {8, 6, 9}, {}, {{"has_halt", true}})};
+  if (bodyReadsBound)
+    body.insert(body.end() - 1,
+                op(exec::IndexArithOp::name, {3, 3},
+                   {value(10, type("index", {}, false))}, {{"kind", "add"}}));
+  const int64_t out = bodyReadsBound ? 11 : 10; // ids are dense
   json recurse =
       op(exec::RecurseOp::name, {0, 1, 3},
-         {value(10, type("f32", {-1})), value(11, type("f32", {-1}))},
+         {value(out, type("f32", {-1})), value(out + 1, type("f32", {-1}))},
          {{"halting", "per_sample"}, {"operandSegmentSizes", {2, 1}}},
          {{{"args",
             {value(4, type("index", {}, false)), value(5, type("f32", {-1})),
@@ -190,7 +196,22 @@ Plan countingPlan() {
   return planOf({value(0, type("f32", {-1})), value(1, type("f32", {-1})),
                  value(2, type("f32", {1})),
                  value(3, type("index", {}, false))},
-                {recurse, returnOp({10})}, "count");
+                {recurse, returnOp({out})}, "count");
+}
+
+/// Runs `plan` with or without compaction of halted samples: its result and
+/// the sample-steps its per-sample loop ran.
+std::pair<torch::Tensor, int64_t>
+runHalting(const Plan &plan, const std::vector<RuntimeValue> &args,
+           bool compact) {
+  ExecutionProfile profile;
+  ExecutionContext context;
+  context.profile = &profile;
+  context.compactHalted = compact;
+  Executor executor(
+      plan, [](const std::string &) { return torch::Tensor(); }, context);
+  return {std::get<torch::Tensor>(executor.call("forward", args)[0]),
+          profile.sampleSteps};
 }
 
 TEST(Executor, CompactionDropsHaltedRowsWithSameResult) {
@@ -198,38 +219,45 @@ TEST(Executor, CompactionDropsHaltedRowsWithSameResult) {
   std::vector<RuntimeValue> args{torch::zeros({4}),
                                  torch::tensor({1.0f, 3.0f, 10.0f, 2.0f}),
                                  torch::ones({1}), int64_t{5}};
-  ExecutionContext frozen;
-  frozen.haltSyncEvery = 1;
-  ExecutionContext compacted = frozen;
-  compacted.compactHalted = true;
-  Executor freezing(
-      plan, [](const std::string &) { return torch::Tensor(); }, frozen);
-  Executor compacting(
-      plan, [](const std::string &) { return torch::Tensor(); }, compacted);
-  torch::Tensor a = std::get<torch::Tensor>(freezing.call("forward", args)[0]);
-  torch::Tensor b =
-      std::get<torch::Tensor>(compacting.call("forward", args)[0]);
+  auto [a, frozenSteps] = runHalting(plan, args, /*compact=*/false);
+  auto [b, compactedSteps] = runHalting(plan, args, /*compact=*/true);
   EXPECT_TRUE(torch::equal(a, torch::tensor({1.0f, 3.0f, 5.0f, 2.0f}))) << a;
   EXPECT_TRUE(torch::equal(a, b)) << b;
   // Freezing runs all 4 rows for 5 steps; compaction runs 4, 3, 2, 1, 1.
-  EXPECT_EQ(frozen.rowSteps, 20);
-  EXPECT_EQ(compacted.rowSteps, 11);
+  EXPECT_EQ(frozenSteps, 20);
+  EXPECT_EQ(compactedSteps, 11);
+}
+
+TEST(Executor, CompactionIsOffWhenTheBodyCapturesTheBatchSize) {
+  // The body reads an integer from outside the loop (the step bound) that
+  // equals the batch size: it might size a batch-major value, so the loop
+  // only freezes. With any other bound the same body is compacted.
+  Plan plan = countingPlan(/*bodyReadsBound=*/true);
+  auto sampleSteps = [&](int64_t bound) {
+    auto [out, steps] =
+        runHalting(plan,
+                   {torch::zeros({4}), torch::tensor({1.0f, 3.0f, 10.0f, 2.0f}),
+                    torch::ones({1}), bound},
+                   /*compact=*/true);
+    EXPECT_TRUE(torch::equal(
+        out, torch::tensor({1.0f, 3.0f, static_cast<float>(bound), 2.0f})))
+        << out;
+    return steps;
+  };
+  EXPECT_EQ(sampleSteps(4), 16); // 4 rows for 4 steps
+  EXPECT_EQ(sampleSteps(5), 11); // 4, 3, 2, 1, 1
 }
 
 TEST(Executor, CompactionIsOffWhenTheBodyCapturesBatchRows) {
   // haltingPlan's body reads `inc` and `halt` ([N]) from outside the loop:
   // compaction would misalign them, so the loop only freezes.
-  Plan plan = haltingPlan();
-  ExecutionContext context;
-  context.haltSyncEvery = 1;
-  context.compactHalted = true;
-  Executor executor(
-      plan, [](const std::string &) { return torch::Tensor(); }, context);
-  torch::Tensor out = std::get<torch::Tensor>(executor.call(
-      "forward", {torch::zeros({3}), torch::ones({3}),
-                  torch::tensor({true, false, false}), int64_t{3}})[0]);
+  auto [out, steps] =
+      runHalting(haltingPlan(),
+                 {torch::zeros({3}), torch::ones({3}),
+                  torch::tensor({true, false, false}), int64_t{3}},
+                 /*compact=*/true);
   EXPECT_TRUE(torch::equal(out, torch::tensor({1.0f, 3.0f, 3.0f}))) << out;
-  EXPECT_EQ(context.rowSteps, 9);
+  EXPECT_EQ(steps, 9);
 }
 
 TEST(Executor, WrongInputShapeNamesTheArgument) {
