@@ -31,13 +31,20 @@ static_assert(sizeof(void *) == sizeof(int64_t),
 
 /// `tensor` as a kernel takes it. rvnn-memref-v4: as it is when its
 /// innermost dimension is contiguous, whatever its other strides (a slice,
-/// a broadcast row); a contiguous copy otherwise. rvnn-cuda-v1 reads only
+/// a broadcast row); a broadcast scalar (a deferred zero, a constant) as one
+/// row of it broadcast; a contiguous copy otherwise. rvnn-cuda-v1 reads only
 /// the base address and the sizes: contiguous.
 Tensor kernelOperand(const Tensor &tensor) {
   if (tensor.is_cuda())
     return tensor.contiguous();
   if (tensor.dim() == 0 || tensor.size(-1) <= 1 || tensor.stride(-1) == 1)
     return tensor;
+  const auto strides = tensor.strides();
+  if (std::all_of(strides.begin(), strides.end(),
+                  [](int64_t stride) { return stride == 0; }))
+    return tensor.as_strided({tensor.size(-1)}, {0})
+        .contiguous()
+        .expand(tensor.sizes());
   return tensor.contiguous();
 }
 

@@ -20,10 +20,12 @@ using torch::Tensor;
 /// Columns of a result row that one pass over a band keeps in registers.
 constexpr int64_t kChunk = 16;
 
-/// y = Σ_k a[k]·x[k·stride ..] over k in [lo, hi), n elements of y: kChunk
-/// columns at a time summed in registers across the band, k in order.
+/// y = base + Σ_k a[k]·x[k·stride ..] over k in [lo, hi), n elements of y
+/// (base null: 0): kChunk columns at a time summed in registers across the
+/// band, k in order, base added last (as ATen's base + product rounds).
 template <typename T>
-RVNN_ALWAYS_INLINE void bandRowBody(T *__restrict y, const T *__restrict a,
+RVNN_ALWAYS_INLINE void bandRowBody(T *__restrict y, const T *__restrict base,
+                                    const T *__restrict a,
                                     const T *__restrict x, int64_t stride,
                                     int64_t lo, int64_t hi, int64_t n) {
   int64_t c = 0;
@@ -32,33 +34,35 @@ RVNN_ALWAYS_INLINE void bandRowBody(T *__restrict y, const T *__restrict a,
     for (int64_t k = lo; k < hi; ++k)
       for (int64_t u = 0; u < kChunk; ++u)
         sum[u] += a[k] * x[k * stride + c + u];
-    std::copy(sum, sum + kChunk, y + c);
+    for (int64_t u = 0; u < kChunk; ++u)
+      y[c + u] = base ? base[c + u] + sum[u] : sum[u];
   }
   for (; c < n; ++c) {
     T sum = 0;
     for (int64_t k = lo; k < hi; ++k)
       sum += a[k] * x[k * stride + c];
-    y[c] = sum;
+    y[c] = base ? base[c] + sum : sum;
   }
 }
 
 template <typename T>
-RVNN_TARGET_AVX2 void bandRowAvx2(T *y, const T *a, const T *x, int64_t stride,
-                                  int64_t lo, int64_t hi, int64_t n) {
-  bandRowBody(y, a, x, stride, lo, hi, n);
+RVNN_TARGET_AVX2 void bandRowAvx2(T *y, const T *base, const T *a, const T *x,
+                                  int64_t stride, int64_t lo, int64_t hi,
+                                  int64_t n) {
+  bandRowBody(y, base, a, x, stride, lo, hi, n);
 }
 
 template <typename T>
-void bandRowBaseline(T *y, const T *a, const T *x, int64_t stride, int64_t lo,
-                     int64_t hi, int64_t n) {
-  bandRowBody(y, a, x, stride, lo, hi, n);
+void bandRowBaseline(T *y, const T *base, const T *a, const T *x,
+                     int64_t stride, int64_t lo, int64_t hi, int64_t n) {
+  bandRowBody(y, base, a, x, stride, lo, hi, n);
 }
 
 template <typename T>
-void bandRow(T *y, const T *a, const T *x, int64_t stride, int64_t lo,
-             int64_t hi, int64_t n) {
-  (cpuRunsAvx2() ? bandRowAvx2<T> : bandRowBaseline<T>)(y, a, x, stride, lo, hi,
-                                                        n);
+void bandRow(T *y, const T *base, const T *a, const T *x, int64_t stride,
+             int64_t lo, int64_t hi, int64_t n) {
+  (cpuRunsAvx2() ? bandRowAvx2<T> : bandRowBaseline<T>)(y, base, a, x, stride,
+                                                        lo, hi, n);
 }
 
 /// y += a·x over n elements.
@@ -100,19 +104,21 @@ template <typename T> struct Banded {
   const T *rhsRow(int64_t b, int64_t k) const {
     return rhs + (b * inner + k) * columns;
   }
-  /// Row m's band (bandWidth checked it).
+  /// Row m's band (checkedBandWidth checked it).
   std::pair<int64_t, int64_t> range(int64_t b, int64_t m) const {
     const int64_t *entry = band + (b * rows + m) * 2;
     return {entry[0], entry[1]};
   }
 };
 
-template <typename T> void forward(const Banded<T> &p, T *out) {
+/// out = base + the product (base null: 0), base and out [B, M, N].
+template <typename T> void forward(const Banded<T> &p, const T *base, T *out) {
   at::parallel_for(0, p.batch, 1, [&](int64_t begin, int64_t end) {
     for (int64_t b = begin; b < end; ++b)
       for (int64_t m = 0; m < p.rows; ++m) {
         auto [lo, hi] = p.range(b, m);
-        bandRow(out + (b * p.rows + m) * p.columns, p.lhsRow(b, m),
+        const int64_t offset = (b * p.rows + m) * p.columns;
+        bandRow(out + offset, base ? base + offset : nullptr, p.lhsRow(b, m),
                 p.rhsRow(b, 0), p.columns, lo, hi, p.columns);
       }
   });
@@ -184,36 +190,39 @@ constexpr double kDenseAbove = 0.3;
 
 /// Checks that every row's [lo, hi) lies within the `columns` of lhs (a band
 /// comes from a compiled op; a wrong one must not read out of bounds, nor be
-/// masked away silently). Off the CPU the check is queued on the device
-/// (at::_assert_async) instead of waited for: a host synchronisation per
-/// product would cost more than the product.
-void checkBand(const Tensor &band, int64_t columns) {
+/// masked away silently) and returns the band's total width, or -1 off the
+/// CPU, where the check is queued on the device (at::_assert_async) instead
+/// of waited for: a host synchronisation per product would cost more than the
+/// product. On the CPU one pass over the pairs: the band is a few hundred
+/// of them, which ATen's elementwise ops would each dispatch for.
+int64_t checkedBandWidth(const Tensor &band, int64_t columns) {
   TORCH_CHECK(band.dim() >= 1 && band.size(-1) == 2,
               "a band holds [lo, hi) pairs, got sizes ", band.sizes());
-  const Tensor lo = band.select(-1, 0), hi = band.select(-1, 1);
-  const Tensor outside = ((lo < 0) | (hi < lo) | (hi > columns)).any();
-  if (!band.device().is_cpu())
-    return at::_assert_async(outside.logical_not());
-  TORCH_CHECK(!outside.item<bool>(), "a band range is outside the ", columns,
-              " columns of lhs");
-}
-
-/// The band's total width (checked).
-int64_t bandWidth(const Tensor &band, int64_t columns) {
-  checkBand(band, columns);
-  return (band.select(-1, 1) - band.select(-1, 0)).sum().item<int64_t>();
+  if (!band.device().is_cpu()) {
+    const Tensor lo = band.select(-1, 0), hi = band.select(-1, 1);
+    const Tensor outside = ((lo < 0) | (hi < lo) | (hi > columns)).any();
+    at::_assert_async(outside.logical_not());
+    return -1;
+  }
+  const Tensor pairs = band.to(at::kLong).contiguous();
+  const int64_t *entry = pairs.data_ptr<int64_t>();
+  int64_t width = 0;
+  for (int64_t i = 0, n = pairs.numel() / 2; i < n; ++i) {
+    const int64_t lo = entry[2 * i], hi = entry[2 * i + 1];
+    TORCH_CHECK(lo >= 0 && lo <= hi && hi <= columns, "a band range [", lo,
+                ", ", hi, ") is outside the ", columns, " columns of lhs");
+    width += hi - lo;
+  }
+  return width;
 }
 
 /// Whether the dense product (ATen, on the masked lhs) runs: where the loops
 /// do not take the operands, or the band covers so much of lhs that the
 /// BLAS wins.
 bool denseProduct(const Tensor &lhs, const Tensor &band, const Tensor &rhs) {
-  if (!loopsTake(lhs, band, rhs)) {
-    checkBand(band, lhs.size(-1));
-    return true;
-  }
-  return double(bandWidth(band, lhs.size(-1))) >
-         kDenseAbove * double(lhs.numel());
+  const int64_t width = checkedBandWidth(band, lhs.size(-1));
+  return !loopsTake(lhs, band, rhs) ||
+         double(width) > kDenseAbove * double(lhs.numel());
 }
 
 bool recording(std::initializer_list<Tensor> tensors) {
@@ -242,19 +251,26 @@ Tensor bandIndicator(const Tensor &band, int64_t columns,
 
 Tensor bandedProduct(const Tensor &lhs, const Tensor &band, const Tensor &rhs,
                      const Tensor &accumulator) {
-  Tensor result;
   if (denseProduct(lhs, band, rhs) || recording({lhs, rhs, accumulator})) {
-    result =
+    Tensor result =
         at::matmul(lhs * bandIndicator(band, lhs.size(-1), lhs.options()), rhs);
-  } else {
-    const Tensor a = lhs.contiguous(), r = band.contiguous(),
-                 x = rhs.contiguous();
-    result = at::empty({a.size(0), a.size(1), x.size(2)}, x.options());
-    AT_DISPATCH_FLOATING_TYPES(a.scalar_type(), "banded_product", [&] {
-      forward(view<scalar_t>(a, r, x), result.data_ptr<scalar_t>());
-    });
+    return accumulator.defined() ? accumulator + result : result;
   }
-  return accumulator.defined() ? accumulator + result : result;
+  const Tensor a = lhs.contiguous(), r = band.contiguous(),
+               x = rhs.contiguous();
+  Tensor result = at::empty({a.size(0), a.size(1), x.size(2)}, x.options());
+  // An accumulator of the result's shape and type is added row by row as the
+  // row is written; one that broadcasts is added after.
+  const bool addedInLoop = accumulator.defined() &&
+                           accumulator.sizes() == result.sizes() &&
+                           accumulator.scalar_type() == result.scalar_type();
+  const Tensor base = addedInLoop ? accumulator.contiguous() : Tensor();
+  AT_DISPATCH_FLOATING_TYPES(a.scalar_type(), "banded_product", [&] {
+    forward(view<scalar_t>(a, r, x),
+            addedInLoop ? base.data_ptr<scalar_t>() : nullptr,
+            result.data_ptr<scalar_t>());
+  });
+  return accumulator.defined() && !addedInLoop ? accumulator + result : result;
 }
 
 std::pair<Tensor, Tensor>
@@ -282,7 +298,12 @@ bandedProductBackward(const Tensor &lhs, const Tensor &band, const Tensor &rhs,
 
 double bandedProductMultiplyAdds(const Tensor &lhs, const Tensor &band,
                                  const Tensor &rhs) {
-  return static_cast<double>(bandWidth(band, lhs.size(-1))) *
+  const int64_t width = checkedBandWidth(band, lhs.size(-1));
+  return static_cast<double>(width >= 0
+                                 ? width
+                                 : (band.select(-1, 1) - band.select(-1, 0))
+                                       .sum()
+                                       .item<int64_t>()) *
          static_cast<double>(rhs.size(-1));
 }
 

@@ -251,42 +251,46 @@ TEST_P(GeneratedKernelTest, BackwardMatchesReferenceAutograd) {
 
 /// The kernels take operands whose rows are strided as they are
 /// (rvnn-memref-v4): a column window of a wider tensor, a row broadcast
-/// (row stride 0), and a transposed tensor (innermost stride not 1, copied
-/// first) give what their contiguous copies give, forward and backward.
+/// (row stride 0) or a broadcast scalar (every stride 0, passed as one row of
+/// it), and a transposed tensor (innermost stride not 1, copied first) give
+/// what their contiguous copies give, forward and backward.
 TEST_P(GeneratedKernelTest, StridedOperandsMatchContiguousOnes) {
   Plan plan = loadPlan(compiled(GetParam()));
   Inputs in = makeInputs(dtype());
   Tensor wide = torch::zeros({6, 9}, in.floats[0].options());
   wide.narrow(1, 2, 5).copy_(in.floats[0]);
-  Tensor row = in.floats[1].narrow(0, 0, 1).clone();
   Tensor transposed = in.floats[2].t().contiguous();
-  auto outputsAndGradients = [&](bool strided) {
-    std::vector<Tensor> leaves{wide.clone().requires_grad_(true),
-                               row.clone().requires_grad_(true),
-                               transposed.clone().requires_grad_(true)};
-    std::vector<Tensor> operands{leaves[0].narrow(1, 2, 5),
-                                 leaves[1].expand({6, 5}), leaves[2].t()};
-    EXPECT_EQ(operands[0].stride(0), 9);
-    EXPECT_EQ(operands[1].stride(0), 0);
-    EXPECT_NE(operands[2].stride(1), 1);
-    if (!strided)
-      for (Tensor &operand : operands)
-        operand = operand.contiguous();
-    std::vector<Tensor> results =
-        run(plan, KernelMode::Generated, operands, in.halt);
-    Tensor loss = torch::zeros({}, wide.options());
-    for (size_t i = 0; i < results.size(); ++i)
-      loss = loss + results[i].mul(static_cast<double>(i + 1)).sin().sum();
-    std::vector<Tensor> gradients = torch::autograd::grad({loss}, leaves);
-    results.insert(results.end(), gradients.begin(), gradients.end());
-    return results;
-  };
-  std::vector<Tensor> strided = outputsAndGradients(true);
-  std::vector<Tensor> contiguous = outputsAndGradients(false);
-  ASSERT_EQ(strided.size(), contiguous.size());
-  for (size_t i = 0; i < strided.size(); ++i)
-    EXPECT_LE(maxRelativeError(strided[i], contiguous[i]), forwardTolerance())
-        << "result or gradient #" << i;
+  for (Tensor broadcast : {in.floats[1].narrow(0, 0, 1).clone(),
+                           in.floats[1].narrow(0, 0, 1).narrow(1, 0, 1)}) {
+    SCOPED_TRACE("broadcast " + c10::str(broadcast.sizes()));
+    auto outputsAndGradients = [&](bool strided) {
+      std::vector<Tensor> leaves{wide.clone().requires_grad_(true),
+                                 broadcast.clone().requires_grad_(true),
+                                 transposed.clone().requires_grad_(true)};
+      std::vector<Tensor> operands{leaves[0].narrow(1, 2, 5),
+                                   leaves[1].expand({6, 5}), leaves[2].t()};
+      EXPECT_EQ(operands[0].stride(0), 9);
+      EXPECT_EQ(operands[1].stride(0), 0);
+      EXPECT_NE(operands[2].stride(1), 1);
+      if (!strided)
+        for (Tensor &operand : operands)
+          operand = operand.contiguous();
+      std::vector<Tensor> results =
+          run(plan, KernelMode::Generated, operands, in.halt);
+      Tensor loss = torch::zeros({}, wide.options());
+      for (size_t i = 0; i < results.size(); ++i)
+        loss = loss + results[i].mul(static_cast<double>(i + 1)).sin().sum();
+      std::vector<Tensor> gradients = torch::autograd::grad({loss}, leaves);
+      results.insert(results.end(), gradients.begin(), gradients.end());
+      return results;
+    };
+    std::vector<Tensor> strided = outputsAndGradients(true);
+    std::vector<Tensor> contiguous = outputsAndGradients(false);
+    ASSERT_EQ(strided.size(), contiguous.size());
+    for (size_t i = 0; i < strided.size(); ++i)
+      EXPECT_LE(maxRelativeError(strided[i], contiguous[i]), forwardTolerance())
+          << "result or gradient #" << i;
+  }
 }
 
 TEST_P(GeneratedKernelTest, UnusedResultHasUndefinedGradient) {

@@ -71,6 +71,21 @@ TEST(BandedProduct, MatchesTheMaskedProduct) {
     }
 }
 
+// An accumulator of the result's shape is added as each row is written,
+// rounding as the product followed by the sum does: bit for bit.
+TEST(BandedProduct, AddsAWholeAccumulatorAsTheProductThenTheSum) {
+  torch::NoGradGuard plain;
+  for (int64_t widest : {3, 20}) {
+    auto lhs = uniformDoubles({3, 7, 20}, -1, 1, 45).to(at::kFloat);
+    auto rhs = uniformDoubles({3, 20, 19}, -1, 1, 46).to(at::kFloat);
+    auto acc = uniformDoubles({3, 7, 19}, -1, 1, 47).to(at::kFloat);
+    auto band = randomBand(3, 7, 20, widest, 48);
+    EXPECT_TRUE(at::equal(ops::bandedProduct(lhs, band, rhs, acc),
+                          acc + ops::bandedProduct(lhs, band, rhs)))
+        << "widest " << widest;
+  }
+}
+
 // The loops' backward against central differences of the loops' forward
 // (double, autograd off throughout).
 TEST(BandedProduct, LoopGradientsMatchFiniteDifferences) {
@@ -118,9 +133,13 @@ TEST(BandedProduct, RecordedGradientsMatchFiniteDifferences) {
 TEST(BandedProduct, RefusesABandOutsideTheColumns) {
   torch::NoGradGuard plain;
   auto lhs = at::ones({1, 2, 4}), rhs = at::ones({1, 4, 3});
-  auto band = at::tensor({0, 1, 2, 5}, at::kLong).view({1, 2, 2});
-  EXPECT_THROW(ops::bandedProduct(lhs, band, rhs), c10::Error);
-  EXPECT_THROW(ops::bandedProductBackward(lhs, band, rhs, at::ones({1, 2, 3}),
-                                          true, true),
-               c10::Error);
+  for (auto pairs :
+       {std::vector<int64_t>{0, 1, 2, 5}, std::vector<int64_t>{-1, 1, 2, 3},
+        std::vector<int64_t>{0, 1, 3, 2}}) {
+    auto band = at::tensor(pairs, at::kLong).view({1, 2, 2});
+    EXPECT_THROW(ops::bandedProduct(lhs, band, rhs), c10::Error);
+    EXPECT_THROW(ops::bandedProductBackward(lhs, band, rhs, at::ones({1, 2, 3}),
+                                            true, true),
+                 c10::Error);
+  }
 }

@@ -260,6 +260,47 @@ TEST(RecursionOps, BalancedReduceWithSumEqualsSumOverRealTokens) {
   }
 }
 
+// Where a batch has many chunks whose children after the first are padding
+// (many short rows), the reducer does not see them: they pass their first
+// child up, as the reducer's contract says it would. Against a per-sample
+// reduction.
+TEST(RecursionOps, BalancedReducePassesUnpairedChunksUp) {
+  for (bool manyUnpaired : {false, true}) {
+    SCOPED_TRACE(manyUnpaired ? "many unpaired chunks" : "few");
+    std::vector<int64_t> lengths = {7, 4, 1, 5};
+    if (manyUnpaired)
+      for (int64_t i = 0; i < 60; ++i)
+        lengths.push_back(i % 2 ? 7 : 1);
+    const int64_t n = static_cast<int64_t>(lengths.size());
+    auto h = uniformDoubles({n, 7, 1}, -1, 1, 30);
+    auto mask = maskOfLengths(lengths, 7);
+    std::vector<bool> sawOnlyPaired;
+    auto reducer = [&](const torch::Tensor &children, const torch::Tensor &m) {
+      sawOnlyPaired.push_back(m.select(1, 1).ne(0).all().item<bool>());
+      auto l = children.select(1, 0), mr = m.select(1, 1).unsqueeze(-1);
+      return mr * (2 * l + 3 * children.select(1, 1) + 1) + (1 - mr) * l;
+    };
+    auto reduced = ops::balancedReduce(h, mask, 2, reducer);
+    for (int64_t i = 0; i < n; ++i) {
+      std::vector<double> level;
+      for (int64_t j = 0; j < lengths[i]; ++j)
+        level.push_back(h[i][j][0].item<double>());
+      while (level.size() > 1) {
+        std::vector<double> parents;
+        for (size_t j = 0; j < level.size(); j += 2)
+          parents.push_back(j + 1 < level.size()
+                                ? 2 * level[j] + 3 * level[j + 1] + 1
+                                : level[j]);
+        level = parents;
+      }
+      EXPECT_NEAR(reduced[i][0].item<double>(), level[0], 1e-12)
+          << "sample " << i;
+    }
+    ASSERT_FALSE(sawOnlyPaired.empty());
+    EXPECT_EQ(sawOnlyPaired.front(), manyUnpaired);
+  }
+}
+
 TEST(RecursionOps, BalancedReduceGradients) {
   auto h = uniformDoubles({2, 5, 2}, -1, 1, 20);
   auto mask = maskOfLengths({5, 4}, 5);
@@ -282,6 +323,17 @@ TEST(RecursionOps, BalancedReduceGradients) {
                                      arityAndReducer.second);
         },
         {h});
+  // Enough unpaired chunks that the reducer sees only the paired ones.
+  std::vector<int64_t> lengths;
+  for (int64_t i = 0; i < 40; ++i)
+    lengths.push_back(i % 2 ? 5 : 1);
+  auto manyRows = uniformDoubles({40, 5, 1}, -1, 1, 23);
+  auto manyMask = maskOfLengths(lengths, 5);
+  expectGradientsMatchFiniteDifferences(
+      [&](const Inputs &in) {
+        return ops::balancedReduce(in[0], manyMask, 2, binary);
+      },
+      {manyRows});
 }
 
 TEST(RecursionOps, FreezeHaltedKeepsHaltedRows) {

@@ -21,7 +21,9 @@ using ChunkReducer = std::function<torch::Tensor(const torch::Tensor &children,
 /// rvnn.balanced_reduce: `h` `[N, S, D]`, `mask` `[N, S]` → `[N, D]`. While
 /// S > 1: right-pad S to a multiple of `arity` (pad mask 0), reduce each chunk
 /// of `arity` children with `reducer`, and keep each chunk's first-child mask.
-/// `arity >= 2`.
+/// `arity >= 2`. The reducer must give a chunk whose children after the first
+/// are all padding its first child: where a batch has many such chunks they
+/// pass their first child up and the reducer sees only the other chunks.
 torch::Tensor balancedReduce(const torch::Tensor &h, const torch::Tensor &mask,
                              int64_t arity, const ChunkReducer &reducer);
 

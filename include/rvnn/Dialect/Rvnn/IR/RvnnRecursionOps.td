@@ -145,7 +145,11 @@ def Rvnn_BalancedReduceOp : Rvnn_ShapedOp<"balanced_reduce", [
     chunk's first child. The result is position 0 once `S = 1`.
 
     The body has one block with arguments `children : tensor<?xKxD>` and
-    `mask : tensor<?xK>` and yields the parents `tensor<?xD>`. BBT-GRC
+    `mask : tensor<?xK>` and yields the parents `tensor<?xD>`, each row from
+    its own row. Its contract: the parent of a chunk whose children after
+    the first are all padding (mask 0) is that first child. The runtime
+    relies on it: where a batch has many such chunks it passes their first
+    child up and runs the body on the other chunks only. BBT-GRC
     (model-specs §2) is `k = 2` with the body `mr⊙GRC(l, r) + (1-mr)⊙l`, so
     a padded right child passes the left child up.
 
