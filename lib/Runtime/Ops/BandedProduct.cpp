@@ -11,6 +11,7 @@
 #include <torch/autograd.h>
 
 #include <algorithm>
+#include <optional>
 
 namespace rvnn::runtime::ops {
 namespace {
@@ -104,7 +105,7 @@ template <typename T> struct Banded {
   const T *rhsRow(int64_t b, int64_t k) const {
     return rhs + (b * inner + k) * columns;
   }
-  /// Row m's band (checkedBandWidth checked it).
+  /// Row m's band (checkBand checked it).
   std::pair<int64_t, int64_t> range(int64_t b, int64_t m) const {
     const int64_t *entry = band + (b * rows + m) * 2;
     return {entry[0], entry[1]};
@@ -190,19 +191,20 @@ constexpr double kDenseAbove = 0.3;
 
 /// Checks that every row's [lo, hi) lies within the `columns` of lhs (a band
 /// comes from a compiled op; a wrong one must not read out of bounds, nor be
-/// masked away silently) and returns the band's total width, or -1 off the
-/// CPU, where the check is queued on the device (at::_assert_async) instead
-/// of waited for: a host synchronisation per product would cost more than the
-/// product. On the CPU one pass over the pairs: the band is a few hundred
-/// of them, which ATen's elementwise ops would each dispatch for.
-int64_t checkedBandWidth(const Tensor &band, int64_t columns) {
+/// masked away silently); on the CPU, returns the band's total width from
+/// the same pass (the band is a few hundred pairs, which ATen's elementwise
+/// ops would each dispatch for). Off the CPU the check is queued on the
+/// device (at::_assert_async) instead of waited for, and the width is not
+/// read: a host synchronisation per product would cost more than the
+/// product.
+std::optional<int64_t> checkBand(const Tensor &band, int64_t columns) {
   TORCH_CHECK(band.dim() >= 1 && band.size(-1) == 2,
               "a band holds [lo, hi) pairs, got sizes ", band.sizes());
   if (!band.device().is_cpu()) {
     const Tensor lo = band.select(-1, 0), hi = band.select(-1, 1);
     const Tensor outside = ((lo < 0) | (hi < lo) | (hi > columns)).any();
     at::_assert_async(outside.logical_not());
-    return -1;
+    return std::nullopt;
   }
   const Tensor pairs = band.to(at::kLong).contiguous();
   const int64_t *entry = pairs.data_ptr<int64_t>();
@@ -220,9 +222,9 @@ int64_t checkedBandWidth(const Tensor &band, int64_t columns) {
 /// do not take the operands, or the band covers so much of lhs that the
 /// BLAS wins.
 bool denseProduct(const Tensor &lhs, const Tensor &band, const Tensor &rhs) {
-  const int64_t width = checkedBandWidth(band, lhs.size(-1));
-  return !loopsTake(lhs, band, rhs) ||
-         double(width) > kDenseAbove * double(lhs.numel());
+  const std::optional<int64_t> width = checkBand(band, lhs.size(-1));
+  return !width || !loopsTake(lhs, band, rhs) ||
+         double(*width) > kDenseAbove * double(lhs.numel());
 }
 
 bool recording(std::initializer_list<Tensor> tensors) {
@@ -298,13 +300,11 @@ bandedProductBackward(const Tensor &lhs, const Tensor &band, const Tensor &rhs,
 
 double bandedProductMultiplyAdds(const Tensor &lhs, const Tensor &band,
                                  const Tensor &rhs) {
-  const int64_t width = checkedBandWidth(band, lhs.size(-1));
-  return static_cast<double>(width >= 0
-                                 ? width
-                                 : (band.select(-1, 1) - band.select(-1, 0))
-                                       .sum()
-                                       .item<int64_t>()) *
-         static_cast<double>(rhs.size(-1));
+  std::optional<int64_t> width = checkBand(band, lhs.size(-1));
+  // Off the CPU the profile pays the synchronisation the products avoid.
+  if (!width)
+    width = (band.select(-1, 1) - band.select(-1, 0)).sum().item<int64_t>();
+  return static_cast<double>(*width) * static_cast<double>(rhs.size(-1));
 }
 
 } // namespace rvnn::runtime::ops

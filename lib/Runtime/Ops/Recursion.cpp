@@ -30,27 +30,28 @@ torch::Tensor padRight(const torch::Tensor &x, int64_t dim, int64_t count) {
 constexpr int64_t kFewestSkipped = 32;
 constexpr int64_t kSkippedShare = 16;
 
-/// Per group of `mask` `[M, k]`, whether a child after the first is real.
+/// The indices of the groups of `mask` `[M, k]` with a real child after the
+/// first. On the CPU one pass over the mask, not five ATen ops per level: at
+/// batch 1 there is rarely more than one group without.
 torch::Tensor pairedGroups(const torch::Tensor &mask) {
-  return mask.narrow(1, 1, mask.size(1) - 1).ne(0).any(1);
-}
-
-/// The groups of `mask` `[M, k]` whose children after the first are all
-/// padding. On the CPU one pass over the mask, not four ATen ops per level:
-/// at batch 1 there is rarely more than one such group.
-int64_t countUnpaired(const torch::Tensor &mask) {
   if (!mask.device().is_cpu() || !mask.is_floating_point())
-    return mask.size(0) - pairedGroups(mask).sum().item<int64_t>();
+    return mask.narrow(1, 1, mask.size(1) - 1)
+        .ne(0)
+        .any(1)
+        .nonzero()
+        .squeeze(1);
   const torch::Tensor m = mask.contiguous();
   const int64_t groups = m.size(0), k = m.size(1);
-  int64_t unpaired = 0;
-  AT_DISPATCH_FLOATING_TYPES(m.scalar_type(), "count_unpaired", [&] {
+  std::vector<int64_t> paired;
+  paired.reserve(groups);
+  AT_DISPATCH_FLOATING_TYPES(m.scalar_type(), "paired_groups", [&] {
     const scalar_t *row = m.data_ptr<scalar_t>();
     for (int64_t g = 0; g < groups; ++g, row += k)
-      unpaired += std::all_of(row + 1, row + k,
-                              [](scalar_t v) { return v == scalar_t(0); });
+      if (std::any_of(row + 1, row + k,
+                      [](scalar_t v) { return v != scalar_t(0); }))
+        paired.push_back(g);
   });
-  return unpaired;
+  return torch::tensor(paired, m.options().dtype(torch::kLong));
 }
 
 /// The parents of `children` `[M, k, D]` (mask `[M, k]`). The reducer gives
@@ -69,17 +70,16 @@ torch::Tensor reduceGroups(const torch::Tensor &children,
                 "], got ", parents.sizes());
     return parents;
   };
-  const int64_t skipped = countUnpaired(mask);
+  const torch::Tensor rows = pairedGroups(mask);
+  const int64_t skipped = groups - rows.numel();
   if (skipped < kFewestSkipped || skipped * kSkippedShare < groups)
     return check(reducer(children, mask), groups);
   const torch::Tensor first = children.select(1, 0);
-  const int64_t pairedCount = groups - skipped;
-  if (pairedCount == 0)
+  if (rows.numel() == 0)
     return first;
-  const torch::Tensor rows = pairedGroups(mask).nonzero().squeeze(1);
   const torch::Tensor parents =
       check(reducer(children.index_select(0, rows), mask.index_select(0, rows)),
-            pairedCount);
+            rows.numel());
   return first.index_copy(0, rows, parents);
 }
 
