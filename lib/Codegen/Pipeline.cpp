@@ -51,6 +51,7 @@
 #include "mlir/Target/LLVMIR/Dialect/GPU/GPUToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/NVVM/NVVMToLLVMIRTranslation.h"
+#include "mlir/Transforms/Passes.h"
 
 using namespace mlir;
 
@@ -75,6 +76,20 @@ BaseMemRefType rowStridedArgument(TensorType type, Attribute memorySpace,
                          memorySpace);
 }
 
+/// Whether the allocation `alloc` can go on the stack: of a static size of
+/// at most 16 KiB and at the function's top level (an alloca in a loop
+/// would grow the stack every iteration).
+bool isSmallFunctionBuffer(Value alloc) {
+  constexpr int64_t kMaxStackBytes = 16 * 1024;
+  auto type = dyn_cast<MemRefType>(alloc.getType());
+  if (!type || !type.hasStaticShape() || !type.getElementType().isIntOrFloat())
+    return false;
+  int64_t bytes =
+      type.getNumElements() * type.getElementTypeBitWidth() / CHAR_BIT;
+  return bytes <= kMaxStackBytes &&
+         isa<func::FuncOp>(alloc.getParentRegion()->getParentOp());
+}
+
 } // namespace
 
 void mlir::rvnn::addBufferizeKernelsPasses(OpPassManager &pm,
@@ -88,11 +103,22 @@ void mlir::rvnn::addBufferizeKernelsPasses(OpPassManager &pm,
   if (layout == KernelArgumentLayout::RowStrided)
     bufferization.functionArgTypeConverterFn = rowStridedArgument;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
+  // A row loop (rvnn-fuse-kernel-rows) carries its destinations and writes
+  // each row in place: folding the copy of a row onto itself and the loop's
+  // unchanged buffers leaves the function returning its arguments.
+  pm.addPass(createCSEPass());
+  pm.addPass(createCanonicalizerPass());
   pm.addPass(bufferization::createDropEquivalentBufferResultsPass());
 }
 
 void mlir::rvnn::buildLowerKernelsToLLVMPipeline(OpPassManager &pm) {
+  pm.addNestedPass<func::FuncOp>(createRvnnFuseKernelRows());
   addBufferizeKernelsPasses(pm, KernelArgumentLayout::RowStrided);
+  // A row loop's temporaries are one row each: allocated once before the
+  // loop, on the stack.
+  pm.addNestedPass<func::FuncOp>(bufferization::createBufferLoopHoistingPass());
+  pm.addNestedPass<func::FuncOp>(
+      bufferization::createPromoteBuffersToStackPass(isSmallFunctionBuffer));
   bufferization::buildBufferDeallocationPipeline(
       pm, bufferization::BufferDeallocationPipelineOptions());
   pm.addPass(createBufferizationToMemRefPass());

@@ -13,7 +13,10 @@
 // CHECK: llvm.func @_mlir_ciface_gelu_tanh_grad(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
 // CHECK: llvm.func @rvnn_kernel_gelu_tanh_grad(%{{.*}}: !llvm.ptr)
 // CHECK: llvm.call @_mlir_ciface_gelu_tanh_grad(
-// A row reduction with a temporary buffer: allocated and freed inside.
+// A row reduction with a temporary: its two stages one loop over the rows
+// (rvnn-fuse-kernel-rows), the temporary one row on the stack.
+// CHECK: llvm.func @row_logsumexp(
+// CHECK: llvm.alloca %{{.*}} x f32
 // CHECK: llvm.func @rvnn_kernel_row_logsumexp(%{{.*}}: !llvm.ptr)
 
 // Nothing but the LLVM dialect, and no libm call for the f32 math.
@@ -26,6 +29,7 @@
 // NOLIBM-NOT: llvm.call @logf
 // NOLIBM-NOT: llvm.intr.exp(
 // NOLIBM-NOT: llvm.intr.log(
+// NOLIBM-NOT: @malloc
 
 #id = affine_map<(i, j) -> (i, j)>
 #row = affine_map<(i, j) -> (i)>

@@ -79,6 +79,40 @@ def RvnnCollapseElementwiseDims : Pass<"rvnn-collapse-elementwise-dims"> {
   ];
 }
 
+def RvnnFuseKernelRows : Pass<"rvnn-fuse-kernel-rows", "::mlir::func::FuncOp"> {
+  let summary = "Run a kernel's stages over rows as one loop over its rows";
+  let description = [{
+    A kernel with a row reduction (a layer norm or a softmax among its
+    elementwise ops) is generated as stages, each a `linalg.generic` over
+    the whole tensor: per-row statistics, then the results, then (in a
+    backward) the column sums of gamma's and beta's gradients. Run one after
+    the other, every stage reads the inputs from memory again and writes its
+    temporaries out whole. This pass makes the function one `scf.for` over
+    the rows (dim 0, dynamic, of every tensor that has them) whose body runs
+    every stage on one row (`tensor.extract_slice` of each row operand,
+    the stages' tensors of one row, `tensor.insert_slice` into each
+    destination), so a row's temporaries stay in the cache; a column
+    reduction becomes a value the loop carries.
+
+    The function is left as it is unless every op on rows is a
+    `linalg.generic` or `linalg.fill` whose maps put the rows' loop dim
+    first in every operand with rows and nowhere else (parallel where the
+    results have rows, a reduction where none has: a column reduction read
+    only by the return), a `tensor.empty`, `tensor.dim`, or a reshape that
+    keeps dim 0 alone; every returned tensor with rows is written into a
+    destination argument nothing else reads; and there are at least two such
+    stages (one generic is one pass already). Generics that read
+    `linalg.index` are left alone.
+
+    Example: `rvnn-opt kernels.mlir --rvnn-fuse-kernel-rows`
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def RvnnGpuKernelEntryPoints
     : Pass<"rvnn-gpu-kernel-entry-points", "::mlir::ModuleOp"> {
   let summary = "Turn outlined GPU kernels into the `rvnn-cuda-v1` entry "

@@ -384,6 +384,42 @@ rvnn_exec.func @remat(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
 
 // -----
 
+// In a balanced_reduce body, which runs once per tree node, a value that
+// takes a transcendental function per element is kept, not recomputed:
+// gelu(y), the second gemm's lhs, is a residual of the forward.
+rvnn_exec.param @w : tensor<4x4xf32> init <xavier_uniform>
+rvnn_exec.func @keep_gelu(%x: tensor<?x?x2xf32>, %m: tensor<?x?xf32>) -> tensor<?x2xf32> {
+  %w = rvnn_exec.param_get @w : tensor<4x4xf32>
+  %r = rvnn_exec.balanced_reduce %x, %m {arity = 2 : i64}
+      : (tensor<?x?x2xf32>, tensor<?x?xf32>) -> tensor<?x2xf32> {
+  ^bb0(%c: tensor<?x2x2xf32>, %k: tensor<?x2xf32>):
+    %c0 = rvnn_exec.constant 0 : index
+    %n = rvnn_exec.dim %c, %c0 : tensor<?x2x2xf32>
+    %flat = rvnn_exec.reshape %c (%n) : tensor<?x2x2xf32> to tensor<?x4xf32>
+    %y = rvnn_exec.gemm %flat, %w {transpose_rhs}
+        : (tensor<?x4xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
+    %g = rvnn_exec.gelu %y : tensor<?x4xf32>
+    %z = rvnn_exec.gemm %g, %w {transpose_rhs}
+        : (tensor<?x4xf32>, tensor<4x4xf32>) -> tensor<?x4xf32>
+    %l = rvnn_exec.slice %z [] [%n] [] {dropped_dims = array<i64>,
+        static_offsets = array<i64: 0, 0>,
+        static_sizes = array<i64: -9223372036854775808, 2>,
+        static_strides = array<i64: 1, 1>} : tensor<?x4xf32> to tensor<?x2xf32>
+    rvnn_exec.yield %l : tensor<?x2xf32>
+  }
+  rvnn_exec.return %r : tensor<?x2xf32>
+}
+
+// CHECK-LABEL: rvnn_exec.func @keep_gelu_body_fwd(
+// CHECK:         %[[Y:.*]] = rvnn_exec.gemm
+// CHECK:         %[[G:.*]] = rvnn_exec.gelu %[[Y]]
+// CHECK:         rvnn_exec.return {{.*}}%[[G]]
+// CHECK-LABEL: rvnn_exec.func @keep_gelu_body_bwd(
+// CHECK-NOT:     rvnn_exec.gelu
+// CHECK:         rvnn_exec.vjp
+
+// -----
+
 // A body that holds a loop (RIR's outer loop around its inner recursion) is
 // differentiated like a function's body: the inner body becomes a call, and
 // so does each straight-line run of the outer body around the inner loop.

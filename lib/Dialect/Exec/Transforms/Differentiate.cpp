@@ -121,6 +121,8 @@ struct Run {
   SmallVector<Value> leadingInputs;
   SmallVector<Value> results;
   std::string name;
+  /// What its backward recomputes instead of keeping.
+  Recomputable recomputable = Recomputable::elementwise;
 };
 
 /// Differentiates one run of `parent`.
@@ -279,7 +281,7 @@ private:
       if (input.getDefiningOp<ParamGetOp>())
         parameters.insert(arg);
     sweep.passShapeWitnesses(parameters);
-    rematerializeElementwise(backward);
+    rematerializeElementwise(backward, run.recomputable);
     redrawMasks(*bwdBlock);
     passResiduals(*bwdBlock, fwdReturn);
     return std::nullopt;
@@ -416,6 +418,8 @@ Run loopBody(Operation *loop, FuncOp func) {
     run.ops.push_back(&op);
   llvm::append_range(run.leadingInputs, body.getArguments());
   llvm::append_range(run.results, body.getTerminator()->getOperands());
+  if (isa<BalancedReduceOp>(loop))
+    run.recomputable = Recomputable::arithmetic;
   return run;
 }
 

@@ -13,15 +13,44 @@ namespace {
 /// pass in the backward.
 constexpr unsigned kMaxChain = 3;
 
-bool isCheapToRecompute(Operation *op) {
-  return isa<ElementwiseOp, GeluOp, SigmoidOp, ReluOp, GateOp, DispatchOp,
-             ConcatOp>(op) &&
-         !drawsRandomNumbers(op);
+/// Whether `op` evaluates a transcendental function per element (gelu's
+/// erf, sigmoid's exp, `exp`, `log`, `tanh`, `sqrt`, `erf`).
+bool evaluatesTranscendental(Operation *op) {
+  if (isa<GeluOp, SigmoidOp>(op))
+    return true;
+  auto elementwise = dyn_cast<ElementwiseOp>(op);
+  if (!elementwise)
+    return false;
+  switch (elementwise.getFn()) {
+  case ElementwiseFn::exp:
+  case ElementwiseFn::log:
+  case ElementwiseFn::tanh:
+  case ElementwiseFn::sqrt:
+  case ElementwiseFn::erf:
+    return true;
+  default:
+    return false;
+  }
+}
+
+bool isCheapToRecompute(Operation *op, Recomputable allowed) {
+  if (!isa<ElementwiseOp, GeluOp, SigmoidOp, ReluOp, GateOp, DispatchOp,
+           ConcatOp>(op) ||
+      drawsRandomNumbers(op))
+    return false;
+  if (allowed == Recomputable::elementwise)
+    return true;
+  WalkResult costly = op->walk([](Operation *inner) {
+    return evaluatesTranscendental(inner) ? WalkResult::interrupt()
+                                          : WalkResult::advance();
+  });
+  return !costly.wasInterrupted();
 }
 
 class Rematerializer {
 public:
-  explicit Rematerializer(FuncOp backward) : backward(backward) {
+  Rematerializer(FuncOp backward, Recomputable allowed)
+      : backward(backward), allowed(allowed) {
     backward.walk([&](Operation *op) {
       for (Value operand : op->getOperands())
         if (!backward->isAncestor(operand.getParentRegion()->getParentOp()))
@@ -49,7 +78,7 @@ private:
         (read.contains(value) || value.getDefiningOp<ConstantOp>()))
       return true;
     Operation *def = value.getDefiningOp();
-    if (!def || depth == kMaxChain || !isCheapToRecompute(def))
+    if (!def || depth == kMaxChain || !isCheapToRecompute(def, allowed))
       return false;
     return llvm::all_of(def->getOperands(), [&](Value operand) {
       return recomputable(operand, depth + 1);
@@ -76,14 +105,15 @@ private:
   }
 
   FuncOp backward;
+  Recomputable allowed;
   llvm::SetVector<Value> read;
   IRMapping clones;
 };
 
 } // namespace
 
-void rematerializeElementwise(FuncOp backward) {
-  Rematerializer(backward).run();
+void rematerializeElementwise(FuncOp backward, Recomputable allowed) {
+  Rematerializer(backward, allowed).run();
 }
 
 } // namespace mlir::rvnn::exec

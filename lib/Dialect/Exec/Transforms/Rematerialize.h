@@ -12,13 +12,28 @@
 
 namespace mlir::rvnn::exec {
 
+/// What a backward recomputes instead of keeping.
+enum class Recomputable {
+  /// Whatever elementwise ops, fused dispatches of them and concatenations
+  /// compute: a loop whose body runs over its whole state every step
+  /// (`recurse`), where memory would otherwise grow with every step's
+  /// temporaries.
+  elementwise,
+  /// The same, except values that take a transcendental function per
+  /// element (gelu, sigmoid, exp, log, tanh, sqrt, erf): a polynomial of
+  /// tens of operations, which costs more than reading the value back.
+  /// `balanced_reduce`, whose body runs once per tree node, so what it keeps
+  /// adds up to about twice its first level (eager autograd keeps them too).
+  arithmetic
+};
+
 /// Recomputes at the start of `backward` every primal value it reads that
-/// elementwise ops, fused dispatches of them and concatenations compute from
-/// other values it reads anyway: such a value then costs one pass instead of
-/// a residual as large as itself (a GRC cell's gelu(pre)·mask, its gate sum
-/// and the concatenated children). Nothing that draws random numbers is
-/// recomputed, and no value becomes a residual that was not one already.
-void rematerializeElementwise(FuncOp backward);
+/// the `allowed` ops compute from other values it reads anyway: such a
+/// value then costs one pass instead of a residual as large as itself (a GRC
+/// cell's concatenated children; its gelu(pre)·mask where elementwise).
+/// Nothing that draws random numbers is recomputed, and no value becomes a
+/// residual that was not one already.
+void rematerializeElementwise(FuncOp backward, Recomputable allowed);
 
 } // namespace mlir::rvnn::exec
 
