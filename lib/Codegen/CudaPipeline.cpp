@@ -30,6 +30,8 @@ void mlir::rvnn::buildLowerKernelsToNVVMPipeline(
   // needs contiguous operands); rvnn-gpu-kernel-entry-points checks that
   // nothing else is left on the host.
   addBufferizeKernelsPasses(pm, KernelArgumentLayout::Contiguous);
+  // Kernels return nothing: their results are their destination arguments.
+  pm.addPass(bufferization::createDropEquivalentBufferResultsPass());
   pm.addPass(createBufferizationToMemRefPass());
   // One flat loop per kernel, whatever the rank: the launch is then n / B
   // blocks of B threads, one element each.

@@ -29,11 +29,11 @@ bool hasRows(Value value) {
   return type && type.getRank() > 0 && type.isDynamicDim(0);
 }
 
-/// `value`'s type with `rows` rows.
-RankedTensorType withRows(Type type, int64_t rows) {
+/// `type` with one row.
+RankedTensorType oneRow(Type type) {
   auto tensor = cast<RankedTensorType>(type);
   SmallVector<int64_t> shape(tensor.getShape());
-  shape[0] = rows;
+  shape[0] = 1;
   return tensor.clone(shape);
 }
 
@@ -241,8 +241,7 @@ void emitRowOp(OpBuilder &b, Operation *op, IRMapping &mapping, Value one) {
       if (auto value = dyn_cast<Value>(size))
         size = mapping.lookupOrDefault(value);
     auto rowExpand = b.create<tensor::ExpandShapeOp>(
-        loc, withRows(expand.getType(), 1),
-        mapping.lookupOrDefault(expand.getSrc()),
+        loc, oneRow(expand.getType()), mapping.lookupOrDefault(expand.getSrc()),
         expand.getReassociationIndices(), shape);
     mapping.map(expand.getResult(), rowExpand.getResult());
     return;

@@ -94,8 +94,6 @@ bool isSmallFunctionBuffer(Value alloc) {
 
 void mlir::rvnn::addBufferizeKernelsPasses(OpPassManager &pm,
                                            KernelArgumentLayout layout) {
-  // Results that are the destination arguments are dropped: kernels return
-  // nothing.
   bufferization::OneShotBufferizationOptions bufferization;
   bufferization.bufferizeFunctionBoundaries = true;
   bufferization.setFunctionBoundaryTypeConversion(
@@ -103,17 +101,17 @@ void mlir::rvnn::addBufferizeKernelsPasses(OpPassManager &pm,
   if (layout == KernelArgumentLayout::RowStrided)
     bufferization.functionArgTypeConverterFn = rowStridedArgument;
   pm.addPass(bufferization::createOneShotBufferizePass(bufferization));
-  // A row loop (rvnn-fuse-kernel-rows) carries its destinations and writes
-  // each row in place: folding the copy of a row onto itself and the loop's
-  // unchanged buffers leaves the function returning its arguments.
-  pm.addPass(createCSEPass());
-  pm.addPass(createCanonicalizerPass());
-  pm.addPass(bufferization::createDropEquivalentBufferResultsPass());
 }
 
 void mlir::rvnn::buildLowerKernelsToLLVMPipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createRvnnFuseKernelRows());
   addBufferizeKernelsPasses(pm, KernelArgumentLayout::RowStrided);
+  // A row loop carries its destinations and writes each row in place:
+  // folding the copy of a row onto itself and the loop's unchanged buffers
+  // leaves the function returning its arguments, which are then dropped.
+  pm.addPass(createCSEPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(bufferization::createDropEquivalentBufferResultsPass());
   // A row loop's temporaries are one row each: allocated once before the
   // loop, on the stack.
   pm.addNestedPass<func::FuncOp>(bufferization::createBufferLoopHoistingPass());

@@ -29,8 +29,7 @@ inline constexpr llvm::StringLiteral kCudaKernelsModule = "rvnn_kernels";
 enum class KernelArgumentLayout { Contiguous, RowStrided };
 
 /// Tensors -> buffers for both targets: one-shot bufferization across
-/// function boundaries with `layout`, kernel results that are their
-/// destination argument dropped.
+/// function boundaries with `layout`.
 void addBufferizeKernelsPasses(OpPassManager &pm, KernelArgumentLayout layout);
 
 /// Kernels module (linalg on tensors, destination-passing style) -> LLVM
