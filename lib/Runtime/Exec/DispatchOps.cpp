@@ -6,6 +6,7 @@
 // dispatch's body run with the reference handlers (ATen autograd backward).
 #include "Handlers.h"
 #include "rvnn/Runtime/KernelLibrary.h"
+#include "rvnn/Runtime/Ops/ConstantElements.h"
 #ifdef RVNN_RUNTIME_CUDA_KERNELS
 #include "rvnn/Runtime/Cuda/KernelLaunch.h"
 #endif
@@ -41,10 +42,12 @@ Tensor kernelOperand(const Tensor &tensor) {
     return tensor;
   const auto strides = tensor.strides();
   if (std::all_of(strides.begin(), strides.end(),
-                  [](int64_t stride) { return stride == 0; }))
-    return tensor.as_strided({tensor.size(-1)}, {0})
-        .contiguous()
-        .expand(tensor.sizes());
+                  [](int64_t stride) { return stride == 0; })) {
+    Tensor row = ops::constantRow(tensor, tensor.size(-1));
+    if (!row.defined())
+      row = tensor.as_strided({tensor.size(-1)}, {0}).contiguous();
+    return row.expand(tensor.sizes());
+  }
   return tensor.contiguous();
 }
 

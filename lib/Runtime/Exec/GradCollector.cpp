@@ -16,6 +16,7 @@
 // shape, through a shape witness; a witness of a collecting tensor broadcasts
 // an element whose storage names the collector, so the vjp finds it there.
 #include "GradCollector.h"
+#include "rvnn/Runtime/Ops/ConstantElements.h"
 
 #include <torch/autograd.h>
 
@@ -148,18 +149,6 @@ Tensor untracked(const Tensor &rows) {
   return rows.requires_grad() ? rows.detach() : rows;
 }
 
-/// One zero element per dtype and device; deferred zeros broadcast it.
-Tensor zeroElement(const Tensor &like) {
-  // Never destroyed: it must outlive every tensor that broadcasts it.
-  static auto *zeros = new std::vector<Tensor>();
-  for (const Tensor &zero : *zeros)
-    if (zero.scalar_type() == like.scalar_type() &&
-        zero.device() == like.device())
-      return zero;
-  zeros->push_back(at::zeros({}, like.options()));
-  return zeros->back();
-}
-
 } // namespace
 
 Tensor collectGrad(const Tensor &tensor) {
@@ -196,7 +185,7 @@ Tensor deferBiasGrad(const Tensor &bias, const Tensor &dyRows) {
 Tensor shapeWitness(const Tensor &like) {
   Collected *collected = like.is_cpu() ? collectorOf(like) : nullptr;
   if (!collected)
-    return zeroElement(like).expand(like.sizes());
+    return deferredZero(like);
   // The storage keeps the collector alive (its element lives there).
   c10::raw::intrusive_ptr::incref(collected);
   Tensor zero = at::for_blob(collected->zeroElement.data(), {})
@@ -218,12 +207,11 @@ Tensor windowGradSum(const Tensor &source) {
 }
 
 Tensor deferredZero(const Tensor &like) {
-  return zeroElement(like).expand(like.sizes());
+  return ops::broadcastConstant(ops::Constant::Zero, like, like.sizes());
 }
 
 bool isDeferredZero(const Tensor &grad) {
-  return grad.defined() && grad.numel() > 0 &&
-         grad.is_alias_of(zeroElement(grad));
+  return ops::isBroadcastConstant(grad, ops::Constant::Zero);
 }
 
 } // namespace rvnn::runtime

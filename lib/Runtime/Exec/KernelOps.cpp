@@ -4,6 +4,7 @@
 #include "Handlers.h"
 #include "rvnn/Runtime/Ops/Attention.h"
 #include "rvnn/Runtime/Ops/Beam.h"
+#include "rvnn/Runtime/Ops/ConstantElements.h"
 #include "rvnn/Runtime/Ops/Gating.h"
 #include "rvnn/Runtime/Ops/NN.h"
 #include "rvnn/Runtime/Ops/Recursion.h"
@@ -13,6 +14,21 @@ namespace rvnn::runtime {
 namespace {
 
 using torch::Tensor;
+
+/// a·b; the other operand itself when one is a broadcast of ones (an
+/// evaluation-mode dropout mask) of the other's shape and type.
+Tensor productWithOnes(const Tensor &a, const Tensor &b) {
+  auto isOnesLike = [](const Tensor &ones, const Tensor &other) {
+    return ones.sizes() == other.sizes() &&
+           ones.scalar_type() == other.scalar_type() &&
+           ops::isBroadcastConstant(ones, ops::Constant::One);
+  };
+  if (isOnesLike(b, a))
+    return a;
+  if (isOnesLike(a, b))
+    return b;
+  return a * b;
+}
 
 void elementwise(Executor &, const PlanOp &op, Frame &frame) {
   using Fn = contract::ElementwiseFn;
@@ -58,7 +74,7 @@ void elementwise(Executor &, const PlanOp &op, Frame &frame) {
     result = a - b;
     break;
   case Fn::mul:
-    result = a * b;
+    result = productWithOnes(a, b);
     break;
   case Fn::div:
     result = a / b;

@@ -1,5 +1,6 @@
 #include "rvnn/Runtime/Ops/NN.h"
 
+#include "rvnn/Runtime/Ops/ConstantElements.h"
 #include "rvnn/Runtime/Ops/Random.h"
 
 #include <limits>
@@ -27,10 +28,11 @@ torch::Tensor dropoutMask(const torch::Tensor &x, double rate, bool rescale,
                           DrawStream *draws) {
   TORCH_CHECK(rate >= 0 && rate < 1, "dropout: rate must be in [0, 1), got ",
               rate);
-  // A broadcast scalar, not a tensor of ones: the mask is a residual of the
-  // backward, and an evaluation-mode forward should not keep a copy of x.
+  // A broadcast of one element, not a tensor of ones: the mask is a
+  // residual of the backward, and an evaluation-mode forward should not
+  // keep a copy of x; products with it are their other operand.
   if (!training || rate == 0)
-    return at::ones({}, x.options()).expand(x.sizes());
+    return broadcastConstant(Constant::One, x, x.sizes());
   TORCH_CHECK(draws, "dropout: training needs a draw stream");
   std::vector<int64_t> maskShape(x.sizes().begin(), x.sizes().end());
   for (int64_t dim : sharedDims) {

@@ -3,6 +3,7 @@
 // recurse's per-sample halting, and errors.
 #include "rvnn/Runtime/Executor.h"
 #include "rvnn/Dialect/Exec/ExecContract.h"
+#include "rvnn/Runtime/Ops/ConstantElements.h"
 #include "rvnn/Runtime/Ops/NN.h"
 
 #include "PlanJson.h"
@@ -554,6 +555,25 @@ TEST_F(ExecOps, ElementwiseFunctions) {
                            torch::tensor({true, false, true})));
   EXPECT_THROW(run(exec::ElementwiseOp::name, {x}, f32, {{"fn", "add"}}),
                PlanError);
+}
+
+TEST_F(ExecOps, ProductWithBroadcastOnesIsTheOtherOperand) {
+  auto x = torch::tensor({{-1.0f, 0.5f}, {2.0f, 3.0f}});
+  ValueType f32{"f32", {2, 2}, true};
+  auto ones = ops::broadcastConstant(ops::Constant::One, x, x.sizes());
+  EXPECT_TRUE(tensor(exec::ElementwiseOp::name, {x, ones}, f32, {{"fn", "mul"}})
+                  .is_same(x));
+  EXPECT_TRUE(tensor(exec::ElementwiseOp::name, {ones, x}, f32, {{"fn", "mul"}})
+                  .is_same(x));
+  // Ones made otherwise, or of another shape, are multiplied.
+  auto row = ops::broadcastConstant(ops::Constant::One, x, {2});
+  torch::Tensor product =
+      tensor(exec::ElementwiseOp::name, {x, row}, f32, {{"fn", "mul"}});
+  EXPECT_FALSE(product.is_same(x));
+  EXPECT_TRUE(torch::equal(product, x));
+  EXPECT_FALSE(tensor(exec::ElementwiseOp::name, {x, torch::ones({2, 2})}, f32,
+                      {{"fn", "mul"}})
+                   .is_same(x));
 }
 
 TEST_F(ExecOps, IndexArithRoundsAsDocumented) {
