@@ -2,7 +2,6 @@
 // halting policy, balanced_reduce).
 #include "Handlers.h"
 
-#include "GradCollector.h"
 #include "rvnn/Runtime/Ops/Recursion.h"
 
 namespace rvnn::runtime {
@@ -12,13 +11,19 @@ using torch::Tensor;
 using Recurse = exec::RecurseOp;
 
 void paramGet(Executor &executor, const PlanOp &op, Frame &frame) {
-  torch::Tensor param =
-      executor.parameter(attrAs<std::string>(op, exec::ParamGetOp::attr::name));
-  // The compiled backward's gemm vjps defer their weight gradients to a
-  // collector (GradCollector.h); the reference path keeps ATen's own.
-  if (executor.context().kernelMode == KernelMode::Generated)
-    param = collectGrad(param);
-  frame.setResult(op, 0, param);
+  frame.setResult(op, 0,
+                  executor.parameter(
+                      attrAs<std::string>(op, exec::ParamGetOp::attr::name)));
+}
+
+/// A loop's body runs its gemms on the same parameters step after step: the
+/// compiled backward's vjps defer those weight gradients to a collector
+/// (GradCollector.h), bound to what the body reads from outside; the
+/// reference path keeps ATen's own. A tensor used once needs no collector.
+void collectLoopGrads(Executor &executor, const PlanOp &loop, Frame &frame) {
+  if (executor.context().kernelMode == KernelMode::Generated &&
+      torch::GradMode::is_enabled())
+    collectCapturedGrads(loop, frame);
 }
 
 /// Steps recurse runs at most, from its halting policy.
@@ -96,8 +101,7 @@ void recurse(Executor &executor, const PlanOp &op, Frame &frame) {
   contract::HaltingPolicy policy =
       enumAttr(op, Recurse::attr::halting, contract::parseHaltingPolicy);
   int64_t bound = stepBound(executor, op, frame, policy);
-  if (ctx.kernelMode == KernelMode::Generated && torch::GradMode::is_enabled())
-    collectCapturedGrads(op, frame);
+  collectLoopGrads(executor, op, frame);
   if (policy != contract::HaltingPolicy::per_sample &&
       checkpointsSegments(executor, op, state)) {
     state = runCheckpointedLoop(executor, op, frame, std::move(state), bound);
@@ -148,6 +152,7 @@ void recurse(Executor &executor, const PlanOp &op, Frame &frame) {
 }
 
 void balancedReduce(Executor &executor, const PlanOp &op, Frame &frame) {
+  collectLoopGrads(executor, op, frame);
   const PlanRegion &body = op.regions.at(0);
   auto reducer = [&](const Tensor &children, const Tensor &mask) {
     return std::get<Tensor>(

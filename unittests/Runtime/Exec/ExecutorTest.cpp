@@ -11,6 +11,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <set>
 
 #include <gtest/gtest.h>
 #include <torch/torch.h>
@@ -227,6 +228,51 @@ TEST(Executor, CompactionDropsHaltedRowsWithSameResult) {
   // Freezing runs all 4 rows for 5 steps; compaction runs 4, 3, 2, 1, 1.
   EXPECT_EQ(frozenSteps, 20);
   EXPECT_EQ(compactedSteps, 11);
+}
+
+/// Whether autograd's graph behind `tensor` has a node named like `name`.
+bool graphHasNode(const torch::Tensor &tensor, const std::string &name) {
+  std::vector<torch::autograd::Node *> stack{tensor.grad_fn().get()};
+  std::set<torch::autograd::Node *> seen;
+  while (!stack.empty()) {
+    torch::autograd::Node *node = stack.back();
+    stack.pop_back();
+    if (!node || !seen.insert(node).second)
+      continue;
+    if (node->name().find(name) != std::string::npos)
+      return true;
+    for (const torch::autograd::Edge &edge : node->next_edges())
+      stack.push_back(edge.function.get());
+  }
+  return false;
+}
+
+TEST(Executor, OnlyTensorsALoopReadsCollectTheirGradients) {
+  torch::Tensor w = torch::ones({4}).requires_grad_();
+  ExecutionContext context;
+  Plan plan;
+  Executor executor(plan, [&](const std::string &) { return w; }, context);
+  EXPECT_TRUE(
+      std::get<torch::Tensor>(runSingleOp(executor, exec::ParamGetOp::name, {},
+                                          {"f32", {4}, true}, {{"name", "w"}}))
+          .is_same(w));
+  // The recurse body reads `inc` from outside: it collects (generated
+  // kernels, gradients recorded), the reference path does not.
+  for (KernelMode mode : {KernelMode::Generated, KernelMode::Reference}) {
+    ExecutionContext loopContext;
+    loopContext.kernelMode = mode;
+    Plan halting = haltingPlan();
+    Executor loopExecutor(
+        halting, [](const std::string &) { return torch::Tensor(); },
+        loopContext);
+    torch::Tensor inc = torch::ones({2}).requires_grad_();
+    auto out = std::get<torch::Tensor>(loopExecutor.call(
+        "forward", {torch::zeros({2}), inc, torch::tensor({false, false}),
+                    int64_t{3}})[0]);
+    EXPECT_EQ(graphHasNode(out, "CollectFunction"),
+              mode == KernelMode::Generated)
+        << kernelModeName(mode);
+  }
 }
 
 TEST(Executor, CompactionIsOffWhenTheBodyCapturesTheBatchSize) {
