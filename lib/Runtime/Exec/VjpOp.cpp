@@ -75,7 +75,20 @@ Tensor lhsGrad(const Tensor &dy, const Tensor &rhsTransposed) {
   if (rhsTransposed.dim() == 2)
     if (Tensor few = ops::fewRowProduct(dy, rhsTransposed); few.defined())
       return few;
-  return at::matmul(dy, rhsTransposed);
+  return dy.dim() == 2 && rhsTransposed.dim() == 2
+             ? dy.mm(rhsTransposed)
+             : at::matmul(dy, rhsTransposed);
+}
+
+/// `tensor` summed to `sizes` (the adjoint of broadcasting), without an ATen
+/// call where it has them already: a loop step's vjps are many small calls.
+Tensor sumTo(const Tensor &tensor, at::IntArrayRef sizes) {
+  return tensor.sizes() == sizes ? tensor : tensor.sum_to_size(sizes);
+}
+
+/// `tensor` as [rows, last dim].
+Tensor asRows(const Tensor &tensor) {
+  return tensor.dim() == 2 ? tensor : tensor.reshape({-1, tensor.size(-1)});
 }
 
 /// The cotangents of lhs and rhs in `grads` (where wanted) for y = lhs ·
@@ -88,18 +101,17 @@ Tensor productGrads(const Tensor &lhs, const Tensor &rhs, const Tensor &dy,
   const bool vectorRhs = rhs.dim() == 1;
   if (wanted[Gemm::operand::lhs])
     grads[Gemm::operand::lhs] =
-        (vectorRhs ? dy.unsqueeze(-1) * rhs
-                   : lhsGrad(dy, transposed ? rhs : rhs.transpose(-2, -1)))
-            .sum_to_size(lhs.sizes());
+        sumTo(vectorRhs ? dy.unsqueeze(-1) * rhs
+                        : lhsGrad(dy, transposed ? rhs : rhs.transpose(-2, -1)),
+              lhs.sizes());
   if (!wanted[Gemm::operand::rhs])
     return Tensor();
   if (vectorRhs) {
-    grads[Gemm::operand::rhs] =
-        lhs.reshape({-1, lhs.size(-1)}).t().mv(dy.reshape({-1}));
+    grads[Gemm::operand::rhs] = asRows(lhs).t().mv(dy.reshape({-1}));
   } else if (rhs.dim() == 2) {
     // Every leading dim of lhs is a row of one [rows, K] · [K, N] product.
-    Tensor lhsRows = lhs.reshape({-1, lhs.size(-1)});
-    Tensor dyRows = dy.reshape({-1, dy.size(-1)});
+    Tensor lhsRows = asRows(lhs);
+    Tensor dyRows = asRows(dy);
     Tensor deferred = deferWeightGrad(rhs, lhsRows, dyRows, transposed);
     grads[Gemm::operand::rhs] = deferred.defined() ? deferred
                                 : transposed       ? dyRows.t().mm(lhsRows)
@@ -107,7 +119,7 @@ Tensor productGrads(const Tensor &lhs, const Tensor &rhs, const Tensor &dy,
     return deferred.defined() ? dyRows : Tensor();
   } else {
     grads[Gemm::operand::rhs] =
-        batchedOuterGrad(lhs, dy, transposed).sum_to_size(rhs.sizes());
+        sumTo(batchedOuterGrad(lhs, dy, transposed), rhs.sizes());
   }
   return Tensor();
 }
@@ -152,7 +164,7 @@ gemmRule(Executor &, const PlanOp &op, const Frame &frame,
                           ? deferBiasGrad(target, deferredDyRows)
                           : Tensor();
     grads[operands.begin] =
-        deferred.defined() ? deferred : dy.sum_to_size(target.sizes());
+        deferred.defined() ? deferred : sumTo(dy, target.sizes());
   }
   return grads;
 }

@@ -103,16 +103,25 @@ template <typename T>
 torch::Tensor product(Gemv<T> gemv, const torch::Tensor &x,
                       const torch::Tensor &b, const torch::Tensor &bias) {
   const int64_t k = b.size(0), n = b.size(1);
-  torch::Tensor rows = x.reshape({-1, k});
+  // Calls of a few rows take microseconds: no ATen op that is not needed.
+  torch::Tensor rows = x.dim() == 2 ? x : x.reshape({-1, k});
   if (rows.stride(1) < 1)
     rows = rows.contiguous();
   RECORD_FUNCTION(kFewRowProductEvent, std::vector<c10::IValue>({rows, b}));
   torch::Tensor out = at::empty({rows.size(0), n}, x.options());
-  if (bias.defined())
-    out.copy_(bias.expand({rows.size(0), n}));
-  else
-    out.zero_();
-  gemvRows<T>(gemv, rows, b, out, bias.defined() ? T(1) : T(0));
+  // gemv adds to y (beta = 1): the bias, or zeros (some BLAS builds scale
+  // an unset y by beta = 0, which keeps its NaNs).
+  T *y = out.data_ptr<T>();
+  if (bias.defined()) {
+    const torch::Tensor biasRow = bias.contiguous();
+    for (int64_t i = 0; i < rows.size(0); ++i)
+      std::copy_n(biasRow.data_ptr<T>(), n, y + i * n);
+  } else {
+    std::fill_n(y, rows.size(0) * n, T(0));
+  }
+  gemvRows<T>(gemv, rows, b, out, T(1));
+  if (x.dim() == 2)
+    return out;
   std::vector<int64_t> sizes = x.sizes().vec();
   sizes.back() = n;
   return out.view(sizes);
