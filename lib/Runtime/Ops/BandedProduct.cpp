@@ -251,11 +251,42 @@ Tensor bandIndicator(const Tensor &band, int64_t columns,
   return ((column >= lo) & (column < hi)).to(options);
 }
 
+namespace {
+
+/// `x` `[B, M, K]` ⊙ the band's indicator: on the CPU one pass that copies
+/// each row's band and zeroes the rest (the indicator takes six ATen ops and
+/// a tensor of x's size); the ATen product where autograd records it.
+Tensor keepBand(const Tensor &x, const Tensor &band) {
+  const auto type = x.scalar_type();
+  if (recording({x}) || !x.device().is_cpu() || !band.device().is_cpu() ||
+      (type != at::kFloat && type != at::kDouble) ||
+      band.scalar_type() != at::kLong || x.dim() != 3 || band.dim() != 3 ||
+      band.size(0) != x.size(0) || band.size(1) != x.size(1))
+    return x * bandIndicator(band, x.size(-1), x.options());
+  const Tensor source = x.contiguous(), pairs = band.contiguous();
+  Tensor kept = at::empty_like(source);
+  const int64_t rows = source.size(0) * source.size(1), columns = x.size(2);
+  const int64_t *range = pairs.data_ptr<int64_t>();
+  AT_DISPATCH_FLOATING_TYPES(type, "keep_band", [&] {
+    const scalar_t *in = source.data_ptr<scalar_t>();
+    scalar_t *out = kept.data_ptr<scalar_t>();
+    for (int64_t row = 0; row < rows; ++row, in += columns, out += columns) {
+      // checkBand has checked 0 <= lo <= hi <= columns.
+      const int64_t lo = range[2 * row], hi = range[2 * row + 1];
+      std::fill(out, out + lo, scalar_t(0));
+      std::copy(in + lo, in + hi, out + lo);
+      std::fill(out + hi, out + columns, scalar_t(0));
+    }
+  });
+  return kept;
+}
+
+} // namespace
+
 Tensor bandedProduct(const Tensor &lhs, const Tensor &band, const Tensor &rhs,
                      const Tensor &accumulator) {
   if (denseProduct(lhs, band, rhs) || recording({lhs, rhs, accumulator})) {
-    Tensor result =
-        at::matmul(lhs * bandIndicator(band, lhs.size(-1), lhs.options()), rhs);
+    Tensor result = at::matmul(keepBand(lhs, band), rhs);
     return accumulator.defined() ? accumulator + result : result;
   }
   const Tensor a = lhs.contiguous(), r = band.contiguous(),
@@ -280,10 +311,9 @@ bandedProductBackward(const Tensor &lhs, const Tensor &band, const Tensor &rhs,
                       const Tensor &dy, bool lhsWanted, bool rhsWanted) {
   if (denseProduct(lhs, band, rhs) || dy.scalar_type() != lhs.scalar_type() ||
       dy.sizes() != at::IntArrayRef({lhs.size(0), lhs.size(1), rhs.size(2)})) {
-    const Tensor indicator = bandIndicator(band, lhs.size(-1), lhs.options());
-    return {lhsWanted ? at::matmul(dy, rhs.transpose(-2, -1)) * indicator
+    return {lhsWanted ? keepBand(at::matmul(dy, rhs.transpose(-2, -1)), band)
                       : Tensor(),
-            rhsWanted ? at::matmul((lhs * indicator).transpose(-2, -1), dy)
+            rhsWanted ? at::matmul(keepBand(lhs, band).transpose(-2, -1), dy)
                       : Tensor()};
   }
   const Tensor a = lhs.contiguous(), r = band.contiguous(),
