@@ -95,22 +95,29 @@ torch::Tensor balancedReduce(const torch::Tensor &h, const torch::Tensor &mask,
               "balanced_reduce: expects h [N, S, D] and mask [N, S]");
   const int64_t n = h.size(0);
   const int64_t d = h.size(2);
-  auto state = h;
-  auto stateMask = mask;
-  while (state.size(1) > 1) {
-    const int64_t length = state.size(1);
+  // The state as rows [N·L, D], sample-major: each level's children are a
+  // view of it, and its parents are the next state as they come, so a level
+  // adds one view to autograd's graph (a node to run in backward), two
+  // where its samples need padding.
+  torch::Tensor rows = h.reshape({n * h.size(1), d});
+  torch::Tensor stateMask = mask;
+  for (int64_t length = h.size(1); length > 1;) {
     const int64_t pad = (arity - length % arity) % arity;
+    const int64_t groups = (length + pad) / arity;
+    torch::Tensor padded = rows;
     if (pad > 0) {
-      state = padRight(state, 1, pad);
+      // One sample pads its rows; several pad each sample's.
+      padded = n == 1 ? padRight(rows, 0, pad)
+                      : padRight(rows.reshape({n, length, d}), 1, pad);
       stateMask = padRight(stateMask, 1, pad);
     }
-    const int64_t groups = (length + pad) / arity;
-    auto children = state.reshape({n * groups, arity, d});
+    auto children = padded.reshape({n * groups, arity, d});
     auto childMask = stateMask.reshape({n * groups, arity});
-    state = reduceGroups(children, childMask, reducer).reshape({n, groups, d});
+    rows = reduceGroups(children, childMask, reducer);
     stateMask = childMask.select(1, 0).reshape({n, groups});
+    length = groups;
   }
-  return state.select(1, 0);
+  return rows;
 }
 
 std::tuple<torch::Tensor, torch::Tensor> chunk(const torch::Tensor &x,
