@@ -9,7 +9,8 @@ namespace {
 
 /// What a cached tensor is: the constant, dtype, device and (for rows) the
 /// length.
-using Key = std::tuple<Constant, at::ScalarType, std::string, int64_t>;
+using Key = std::tuple<Constant, at::ScalarType, c10::DeviceType,
+                       c10::DeviceIndex, int64_t>;
 
 /// Tensors made once and never destroyed: they must outlive every tensor
 /// that views them.
@@ -25,7 +26,8 @@ std::map<Key, torch::Tensor> &cache() {
 
 const torch::Tensor &cached(Constant constant, const torch::Tensor &like,
                             int64_t length) {
-  Key key{constant, like.scalar_type(), like.device().str(), length};
+  Key key{constant, like.scalar_type(), like.device().type(),
+          like.device().index(), length};
   std::lock_guard<std::mutex> lock(cacheMutex());
   auto [it, inserted] = cache().try_emplace(key);
   if (inserted) {
@@ -49,8 +51,13 @@ torch::Tensor broadcastConstant(Constant constant, const torch::Tensor &like,
 }
 
 bool isBroadcastConstant(const torch::Tensor &tensor, Constant constant) {
-  return tensor.defined() && tensor.numel() > 0 &&
-         tensor.is_alias_of(element(constant, tensor));
+  if (!tensor.defined() || tensor.numel() == 0)
+    return false;
+  // Most tensors are told apart by their strides, without the cache.
+  for (int64_t d = 0; d < tensor.dim(); ++d)
+    if (tensor.stride(d) != 0 && tensor.size(d) != 1)
+      return false;
+  return tensor.is_alias_of(element(constant, tensor));
 }
 
 torch::Tensor constantRow(const torch::Tensor &tensor, int64_t length) {
