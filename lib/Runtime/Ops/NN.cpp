@@ -3,7 +3,11 @@
 #include "rvnn/Runtime/Ops/ConstantElements.h"
 #include "rvnn/Runtime/Ops/Random.h"
 
+#include <cmath>
 #include <limits>
+#include <vector>
+
+#include <ATen/Dispatch.h>
 
 #include <torch/autograd.h>
 
@@ -149,8 +153,98 @@ torch::Tensor broadcastLike(const torch::Tensor &x, const torch::Tensor &ref) {
   return x.expand(ref.sizes());
 }
 
+namespace {
+
+/// Whether a max pool runs as one pass on the CPU: float or double `h`
+/// `[N, S, D]` and a mask `[N, S]` there, autograd not recording `h`
+/// (CRvNN pools a score per position every step: the ATen form is six
+/// small ops forward and as many again in backward).
+bool maxPoolLoopTakes(const torch::Tensor &h, const torch::Tensor &mask) {
+  const auto type = h.scalar_type();
+  return h.device().is_cpu() && mask.device().is_cpu() &&
+         (type == at::kFloat || type == at::kDouble) && h.dim() == 3 &&
+         mask.dim() == 2 && mask.size(0) == h.size(0) &&
+         mask.size(1) == h.size(1) && mask.is_floating_point() &&
+         !(torch::GradMode::is_enabled() && h.requires_grad());
+}
+
+/// For each sample n and column d of contiguous `h` (row n·D + d), the
+/// position among n's real ones (mask != 0) where h is largest: the first
+/// of equals, or the first NaN, as ATen's max reports it; -1 where n has no
+/// real position.
+std::vector<int64_t> maxPoolPositions(const torch::Tensor &h,
+                                      const torch::Tensor &mask) {
+  const int64_t n = h.size(0), s = h.size(1), d = h.size(2);
+  const torch::Tensor real = mask.ne(0).contiguous();
+  const bool *isReal = real.data_ptr<bool>();
+  std::vector<int64_t> positions(n * d, -1);
+  AT_DISPATCH_FLOATING_TYPES(h.scalar_type(), "max_pool_positions", [&] {
+    const scalar_t *values = h.data_ptr<scalar_t>();
+    for (int64_t i = 0; i < n; ++i) {
+      int64_t *at = positions.data() + i * d;
+      const scalar_t *sample = values + i * s * d;
+      for (int64_t j = 0; j < s; ++j) {
+        if (!isReal[i * s + j])
+          continue;
+        for (int64_t c = 0; c < d; ++c) {
+          const scalar_t v = sample[j * d + c];
+          if (at[c] < 0) {
+            at[c] = j;
+            continue;
+          }
+          const scalar_t best = sample[at[c] * d + c];
+          if (v > best || (std::isnan(v) && !std::isnan(best)))
+            at[c] = j;
+        }
+      }
+    }
+  });
+  return positions;
+}
+
+/// The max pool in one pass: each sample's largest real value per column,
+/// -inf without one.
+torch::Tensor maxPoolLoop(const torch::Tensor &h, const torch::Tensor &mask) {
+  const torch::Tensor x = h.contiguous();
+  const std::vector<int64_t> positions = maxPoolPositions(x, mask);
+  const int64_t s = x.size(1), d = x.size(2);
+  torch::Tensor result = at::empty({x.size(0), d}, x.options());
+  AT_DISPATCH_FLOATING_TYPES(x.scalar_type(), "max_pool", [&] {
+    const scalar_t *values = x.data_ptr<scalar_t>();
+    scalar_t *out = result.data_ptr<scalar_t>();
+    for (int64_t k = 0; k < int64_t(positions.size()); ++k) {
+      const int64_t i = k / d, c = k % d;
+      out[k] = positions[k] < 0 ? -std::numeric_limits<scalar_t>::infinity()
+                                : values[(i * s + positions[k]) * d + c];
+    }
+  });
+  return result;
+}
+
+/// Its cotangent: dy where each maximum was, zeros elsewhere.
+torch::Tensor maxPoolLoopBackward(const torch::Tensor &h,
+                                  const torch::Tensor &mask,
+                                  const torch::Tensor &dy) {
+  const torch::Tensor x = h.contiguous(), g = dy.contiguous();
+  const std::vector<int64_t> positions = maxPoolPositions(x, mask);
+  const int64_t s = x.size(1), d = x.size(2);
+  torch::Tensor grad = torch::zeros(x.sizes(), g.options());
+  AT_DISPATCH_FLOATING_TYPES(g.scalar_type(), "max_pool_backward", [&] {
+    const scalar_t *in = g.data_ptr<scalar_t>();
+    scalar_t *out = grad.data_ptr<scalar_t>();
+    for (int64_t k = 0; k < int64_t(positions.size()); ++k)
+      if (positions[k] >= 0)
+        out[(k / d * s + positions[k]) * d + k % d] = in[k];
+  });
+  return grad;
+}
+
+} // namespace
+
 torch::Tensor pool(const torch::Tensor &h, const torch::Tensor &mask,
                    PoolKind kind) {
+  if (kind == PoolKind::Max && maxPoolLoopTakes(h, mask))
+    return maxPoolLoop(h, mask);
   const auto real = mask.unsqueeze(-1).to(h.scalar_type());
   switch (kind) {
   case PoolKind::First:
@@ -173,6 +267,10 @@ torch::Tensor pool(const torch::Tensor &h, const torch::Tensor &mask,
 
 torch::Tensor poolBackward(const torch::Tensor &h, const torch::Tensor &mask,
                            PoolKind kind, const torch::Tensor &dy) {
+  if (kind == PoolKind::Max && maxPoolLoopTakes(h, mask) &&
+      dy.device().is_cpu() && dy.scalar_type() == h.scalar_type() &&
+      dy.sizes() == at::IntArrayRef({h.size(0), h.size(2)}))
+    return maxPoolLoopBackward(h, mask, dy);
   const auto real = mask.unsqueeze(-1).to(h.scalar_type());
   torch::Tensor grad = torch::zeros(h.sizes(), dy.options());
   switch (kind) {

@@ -2,9 +2,12 @@
 
 #include "GradCheck.h"
 
+#include <torch/autograd.h>
+
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <limits>
 
 namespace ops = rvnn::runtime::ops;
 using rvnn::runtime::ops::testing::expectGradientsMatchFiniteDifferences;
@@ -219,6 +222,39 @@ TEST(NNOps, PoolKindsOverRealTokens) {
                            at::tensor({8.0 / 3, 5.0}, kDouble)));
   EXPECT_TRUE(at::allclose(column(ops::PoolKind::Max),
                            at::tensor({5.0, 7.0}, kDouble)));
+}
+
+// The max pool's CPU loop against ATen's masked max and its autograd:
+// ties (the first one takes the cotangent), a NaN among the real values and
+// one among the padding, a sample without real positions.
+TEST(NNOps, MaxPoolLoopMatchesAten) {
+  for (auto dtype : {at::kFloat, at::kDouble}) {
+    SCOPED_TRACE(c10::toString(dtype));
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    auto h = uniformDoubles({3, 5, 4}, -1, 1, 30);
+    h[0][1].copy_(h[0][3]); // ties in every column of sample 0
+    h[1][2][1] = nan;       // a real NaN
+    h[1][4][2] = nan;       // a NaN in the padding
+    h = h.to(dtype);
+    auto mask = at::tensor({1.0, 1.0, 1.0, 1.0, 0.0, //
+                            1.0, 1.0, 1.0, 0.0, 0.0, //
+                            0.0, 0.0, 0.0, 0.0, 0.0})
+                    .view({3, 5})
+                    .to(dtype);
+    auto dy = uniformDoubles({3, 4}, -1, 1, 31).to(dtype);
+    auto x = h.clone().requires_grad_();
+    auto expected =
+        std::get<0>(x.masked_fill(mask.unsqueeze(-1) == 0,
+                                  -std::numeric_limits<double>::infinity())
+                        .max(1));
+    auto expectedGrad = torch::autograd::grad({expected}, {x}, {dy})[0];
+    expectedGrad.masked_fill_(mask.unsqueeze(-1) == 0, 0);
+    torch::NoGradGuard plain;
+    EXPECT_TRUE(at::allclose(ops::pool(h, mask, ops::PoolKind::Max),
+                             expected.detach(), 0, 0, /*equal_nan=*/true));
+    EXPECT_TRUE(at::equal(ops::poolBackward(h, mask, ops::PoolKind::Max, dy),
+                          expectedGrad));
+  }
 }
 
 TEST(NNOps, PoolGradients) {
