@@ -164,39 +164,34 @@ bool maxPoolLoopTakes(const torch::Tensor &h, const torch::Tensor &mask) {
   return h.device().is_cpu() && mask.device().is_cpu() &&
          (type == at::kFloat || type == at::kDouble) && h.dim() == 3 &&
          mask.dim() == 2 && mask.size(0) == h.size(0) &&
-         mask.size(1) == h.size(1) && mask.is_floating_point() &&
+         mask.size(1) == h.size(1) && h.size(1) > 0 &&
+         mask.is_floating_point() &&
          !(torch::GradMode::is_enabled() && h.requires_grad());
 }
 
-/// For each sample n and column d of contiguous `h` (row n·D + d), the
-/// position among n's real ones (mask != 0) where h is largest: the first
-/// of equals, or the first NaN, as ATen's max reports it; -1 where n has no
-/// real position.
+/// ATen's masked max, `h.masked_fill(mask == 0, -inf).max(1)`, in one pass
+/// over contiguous `h`: for each sample n and column d (entry n·D + d), the
+/// position of the first largest value or of the first NaN, padding taking
+/// part as -inf.
 std::vector<int64_t> maxPoolPositions(const torch::Tensor &h,
-                                      const torch::Tensor &mask) {
+                                      const torch::Tensor &real) {
   const int64_t n = h.size(0), s = h.size(1), d = h.size(2);
-  const torch::Tensor real = mask.ne(0).contiguous();
   const bool *isReal = real.data_ptr<bool>();
-  std::vector<int64_t> positions(n * d, -1);
+  std::vector<int64_t> positions(n * d, 0);
   AT_DISPATCH_FLOATING_TYPES(h.scalar_type(), "max_pool_positions", [&] {
     const scalar_t *values = h.data_ptr<scalar_t>();
+    auto value = [&](int64_t i, int64_t j, int64_t c) {
+      return isReal[i * s + j] ? values[(i * s + j) * d + c]
+                               : -std::numeric_limits<scalar_t>::infinity();
+    };
     for (int64_t i = 0; i < n; ++i) {
       int64_t *at = positions.data() + i * d;
-      const scalar_t *sample = values + i * s * d;
-      for (int64_t j = 0; j < s; ++j) {
-        if (!isReal[i * s + j])
-          continue;
+      for (int64_t j = 1; j < s; ++j)
         for (int64_t c = 0; c < d; ++c) {
-          const scalar_t v = sample[j * d + c];
-          if (at[c] < 0) {
-            at[c] = j;
-            continue;
-          }
-          const scalar_t best = sample[at[c] * d + c];
+          const scalar_t v = value(i, j, c), best = value(i, at[c], c);
           if (v > best || (std::isnan(v) && !std::isnan(best)))
             at[c] = j;
         }
-      }
     }
   });
   return positions;
@@ -205,36 +200,42 @@ std::vector<int64_t> maxPoolPositions(const torch::Tensor &h,
 /// The max pool in one pass: each sample's largest real value per column,
 /// -inf without one.
 torch::Tensor maxPoolLoop(const torch::Tensor &h, const torch::Tensor &mask) {
-  const torch::Tensor x = h.contiguous();
-  const std::vector<int64_t> positions = maxPoolPositions(x, mask);
+  const torch::Tensor x = h.contiguous(), real = mask.ne(0).contiguous();
+  const std::vector<int64_t> positions = maxPoolPositions(x, real);
   const int64_t s = x.size(1), d = x.size(2);
+  const bool *isReal = real.data_ptr<bool>();
   torch::Tensor result = at::empty({x.size(0), d}, x.options());
   AT_DISPATCH_FLOATING_TYPES(x.scalar_type(), "max_pool", [&] {
     const scalar_t *values = x.data_ptr<scalar_t>();
     scalar_t *out = result.data_ptr<scalar_t>();
     for (int64_t k = 0; k < int64_t(positions.size()); ++k) {
-      const int64_t i = k / d, c = k % d;
-      out[k] = positions[k] < 0 ? -std::numeric_limits<scalar_t>::infinity()
-                                : values[(i * s + positions[k]) * d + c];
+      const int64_t row = k / d * s + positions[k];
+      out[k] = isReal[row] ? values[row * d + k % d]
+                           : -std::numeric_limits<scalar_t>::infinity();
     }
   });
   return result;
 }
 
-/// Its cotangent: dy where each maximum was, zeros elsewhere.
+/// Its cotangent: dy where each maximum was, if that is a real position
+/// (ATen's autograd, then the padding's cotangent zeroed); zeros elsewhere.
 torch::Tensor maxPoolLoopBackward(const torch::Tensor &h,
                                   const torch::Tensor &mask,
                                   const torch::Tensor &dy) {
-  const torch::Tensor x = h.contiguous(), g = dy.contiguous();
-  const std::vector<int64_t> positions = maxPoolPositions(x, mask);
+  const torch::Tensor x = h.contiguous(), g = dy.contiguous(),
+                      real = mask.ne(0).contiguous();
+  const std::vector<int64_t> positions = maxPoolPositions(x, real);
   const int64_t s = x.size(1), d = x.size(2);
+  const bool *isReal = real.data_ptr<bool>();
   torch::Tensor grad = torch::zeros(x.sizes(), g.options());
   AT_DISPATCH_FLOATING_TYPES(g.scalar_type(), "max_pool_backward", [&] {
     const scalar_t *in = g.data_ptr<scalar_t>();
     scalar_t *out = grad.data_ptr<scalar_t>();
-    for (int64_t k = 0; k < int64_t(positions.size()); ++k)
-      if (positions[k] >= 0)
-        out[(k / d * s + positions[k]) * d + k % d] = in[k];
+    for (int64_t k = 0; k < int64_t(positions.size()); ++k) {
+      const int64_t row = k / d * s + positions[k];
+      if (isReal[row])
+        out[row * d + k % d] = in[k];
+    }
   });
   return grad;
 }

@@ -226,27 +226,30 @@ TEST(NNOps, PoolKindsOverRealTokens) {
 
 // The max pool's CPU loop against ATen's masked max and its autograd:
 // ties (the first one takes the cotangent), a NaN among the real values and
-// one among the padding, a sample without real positions.
+// one among the padding, a sample without real positions, and real values
+// of -inf after padding (which ATen's max ties with the padding's -inf).
 TEST(NNOps, MaxPoolLoopMatchesAten) {
   for (auto dtype : {at::kFloat, at::kDouble}) {
     SCOPED_TRACE(c10::toString(dtype));
     const double nan = std::numeric_limits<double>::quiet_NaN();
-    auto h = uniformDoubles({3, 5, 4}, -1, 1, 30);
+    const double inf = std::numeric_limits<double>::infinity();
+    auto h = uniformDoubles({4, 5, 4}, -1, 1, 30);
     h[0][1].copy_(h[0][3]); // ties in every column of sample 0
     h[1][2][1] = nan;       // a real NaN
     h[1][4][2] = nan;       // a NaN in the padding
+    h[3][1][0] = -inf;      // real -inf only, after padding
+    h[3][2][0] = -inf;
     h = h.to(dtype);
     auto mask = at::tensor({1.0, 1.0, 1.0, 1.0, 0.0, //
                             1.0, 1.0, 1.0, 0.0, 0.0, //
-                            0.0, 0.0, 0.0, 0.0, 0.0})
-                    .view({3, 5})
+                            0.0, 0.0, 0.0, 0.0, 0.0, //
+                            0.0, 1.0, 1.0, 0.0, 0.0})
+                    .view({4, 5})
                     .to(dtype);
-    auto dy = uniformDoubles({3, 4}, -1, 1, 31).to(dtype);
+    auto dy = uniformDoubles({4, 4}, -1, 1, 31).to(dtype);
     auto x = h.clone().requires_grad_();
     auto expected =
-        std::get<0>(x.masked_fill(mask.unsqueeze(-1) == 0,
-                                  -std::numeric_limits<double>::infinity())
-                        .max(1));
+        std::get<0>(x.masked_fill(mask.unsqueeze(-1) == 0, -inf).max(1));
     auto expectedGrad = torch::autograd::grad({expected}, {x}, {dy})[0];
     expectedGrad.masked_fill_(mask.unsqueeze(-1) == 0, 0);
     torch::NoGradGuard plain;
