@@ -39,6 +39,7 @@ void rvnn::buildCompilePipeline(OpPassManager &pm,
   pm.addPass(createRvnnLowerToExec());
   pm.addPass(exec::createRvnnExecBandNeighbourProducts());
   pm.addPass(exec::createRvnnExecFuseElementwise());
+  pm.addPass(exec::createRvnnExecFuseLinearEpilogue());
   pm.addPass(exec::createRvnnExecOutlineKernels());
   pm.addPass(exec::createRvnnExecDifferentiate());
   // The derived functions query sizes per value; share the duplicates.
@@ -63,7 +64,7 @@ void rvnn::registerCompilePipeline() {
       "rvnn-compile",
       "The compile pipeline up to plan export: rvnn-front, then "
       "rvnn-lower-to-exec, rvnn-exec-band-neighbour-products, "
-      "rvnn-exec-fuse-elementwise, "
+      "rvnn-exec-fuse-elementwise, rvnn-exec-fuse-linear-epilogue, "
       "rvnn-exec-outline-kernels, rvnn-exec-differentiate and "
       "rvnn-exec-check-contract",
       buildCompilePipeline);

@@ -372,9 +372,43 @@ rvnn_exec.func @gate(%g: tensor<?x1xf32>, %a: tensor<?x8xf32>) -> tensor<?x8xf32
 
 // -----
 
+// A bias (rvnn-exec-fuse-linear-epilogue) is a [1, N] broadcast operand read
+// at (0, column), and broadcast_like's ref is read for its shape only. The
+// bias and the input it is added to have one adjoint: the bias's cotangent
+// sums the input's (the first generic's result) over the rows instead of
+// recomputing tanh'.
+// CHECK-DAG: #[[FULL:.*]] = affine_map<(d0, d1) -> (d0, d1)>
+// CHECK-DAG: #[[ROW:.*]] = affine_map<(d0, d1) -> (0, d1)>
+// CHECK-LABEL: func.func @bias_k0(
+// CHECK-SAME: %[[X:[^:]*]]: tensor<?x8xf32>, %[[B:[^:]*]]: tensor<1x8xf32>, %[[OUT:[^:]*]]: tensor<?x8xf32>) -> tensor<?x8xf32>
+// CHECK-NEXT: linalg.generic {indexing_maps = [#[[FULL]], #[[ROW]], #[[FULL]]], iterator_types = ["parallel", "parallel"]} ins(%[[X]], %[[B]] : tensor<?x8xf32>, tensor<1x8xf32>) outs(%[[OUT]] : tensor<?x8xf32>)
+// CHECK: arith.addf
+// CHECK-NEXT: math.tanh
+// CHECK-LABEL: func.func @bias_k0_grad(
+// CHECK-SAME: %{{[^:]*}}: tensor<?x8xf32>, %{{[^:]*}}: tensor<1x8xf32>, %[[DY:[^:]*]]: tensor<?x8xf32>, %[[DX:[^:]*]]: tensor<?x8xf32>, %[[DB:[^:]*]]: tensor<1x8xf32>) -> (tensor<?x8xf32>, tensor<1x8xf32>)
+// CHECK-NEXT: %[[GX:.*]] = linalg.generic {{.*}} outs(%[[DX]] : tensor<?x8xf32>)
+// CHECK: %[[ZERO:.*]] = linalg.fill {{.*}} outs(%[[DB]] : tensor<1x8xf32>)
+// CHECK: %[[GB:.*]] = linalg.generic {indexing_maps = [#[[FULL]], #[[ROW]], #[[FULL]], #[[FULL]], #[[ROW]]], iterator_types = ["reduction", "parallel"]} ins({{.*}}, %[[GX]] : {{.*}}) outs(%[[ZERO]] : tensor<1x8xf32>)
+// CHECK-NEXT: ^bb0({{.*}}, %[[D:[^:]*]]: f32, %[[ACC:[^:]*]]: f32):
+// CHECK-NEXT: %[[SUM:.*]] = arith.addf %[[ACC]], %[[D]] : f32
+// CHECK-NEXT: linalg.yield %[[SUM]]
+// CHECK: return %[[GX]], %[[GB]]
+rvnn_exec.func @bias(%a: tensor<?x8xf32>, %b: tensor<1x8xf32>) -> tensor<?x8xf32> {
+  %r = rvnn_exec.dispatch "bias_k0" (%a, %b) : (tensor<?x8xf32>, tensor<1x8xf32>) -> tensor<?x8xf32> {
+  ^bb0(%x: tensor<?x8xf32>, %bias: tensor<1x8xf32>):
+    %e = rvnn_exec.broadcast_like %bias, %x : (tensor<1x8xf32>, tensor<?x8xf32>) -> tensor<?x8xf32>
+    %s = rvnn_exec.elementwise <add> %x, %e : tensor<?x8xf32>
+    %t = rvnn_exec.elementwise <tanh> %s : tensor<?x8xf32>
+    rvnn_exec.yield %t : tensor<?x8xf32>
+  }
+  rvnn_exec.return %r : tensor<?x8xf32>
+}
+
+// -----
+
 // Row operands are a layer norm's gamma and beta, nothing else.
 rvnn_exec.func @unsupported(%a: tensor<4x8xf32>, %g: tensor<8xf32>) -> tensor<4x8xf32> {
-  // expected-error @+1 {{'rvnn_exec.dispatch' op cannot generate kernel 'unsupported_k0': inputs must have the results' type, or be the gamma or beta of its layer norm, or the broadcast g of its gates}}
+  // expected-error @+1 {{'rvnn_exec.dispatch' op cannot generate kernel 'unsupported_k0': inputs must have the results' type, or be the gamma or beta of its layer norm, or broadcast operands of its gates and broadcasts}}
   %r = rvnn_exec.dispatch "unsupported_k0" (%a, %g)
       : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x8xf32> {
   ^bb0(%x: tensor<4x8xf32>, %gamma: tensor<8xf32>):

@@ -593,6 +593,61 @@ const ReductionPlace kReductionPlaces[] = {{"computed", "%q", "%y"},
                                            {"input", "%a", "%y"},
                                            {"computed_result", "%q", "%n"}};
 
+/// The results of `plan`'s forward on `inputs`, concatenated along their
+/// last dim.
+Tensor runResults(const Plan &plan, KernelMode mode,
+                  const std::vector<Tensor> &inputs) {
+  ExecutionContext context;
+  context.kernelMode = mode;
+  Executor executor(
+      plan, [](const std::string &) { return Tensor(); }, context);
+  std::vector<RuntimeValue> args(inputs.begin(), inputs.end());
+  std::vector<Tensor> results;
+  for (const RuntimeValue &value : executor.call("forward", args))
+    results.push_back(std::get<Tensor>(value));
+  return torch::cat(results, -1);
+}
+
+/// `plan`'s results (runResults) on the generated path against those on
+/// the reference path, within `tolerance`.
+void expectResultsMatchReference(const Plan &plan,
+                                 const std::vector<Tensor> &inputs,
+                                 double tolerance) {
+  EXPECT_LE(maxRelativeError(runResults(plan, KernelMode::Generated, inputs),
+                             runResults(plan, KernelMode::Reference, inputs)),
+            tolerance);
+}
+
+/// The gradients of `plan`'s results (runResults) with respect to `inputs`
+/// on the generated path against those on the reference path (ATen
+/// autograd of the dispatch bodies), within `tolerance`.
+void expectGradientsMatchReference(const Plan &plan,
+                                   const std::vector<Tensor> &inputs,
+                                   double tolerance) {
+  auto gradients = [&](KernelMode mode) {
+    std::vector<Tensor> leaves;
+    for (const Tensor &x : inputs)
+      leaves.push_back(x.clone().requires_grad_(true));
+    Tensor y = runResults(plan, mode, leaves);
+    Tensor weights =
+        torch::arange(1, y.numel() + 1, y.options()).sin().view(y.sizes());
+    // Inputs of dead code get none.
+    return torch::autograd::grad({(y * weights).sum()}, leaves, {},
+                                 /*retain_graph=*/c10::nullopt,
+                                 /*create_graph=*/false, /*allow_unused=*/true);
+  };
+  std::vector<Tensor> generated = gradients(KernelMode::Generated);
+  std::vector<Tensor> reference = gradients(KernelMode::Reference);
+  for (size_t i = 0; i < generated.size(); ++i) {
+    ASSERT_EQ(generated[i].defined(), reference[i].defined()) << "input #" << i;
+    if (!generated[i].defined())
+      continue;
+    EXPECT_EQ(generated[i].sizes(), reference[i].sizes()) << "input #" << i;
+    EXPECT_LE(maxRelativeError(generated[i], reference[i]), tolerance)
+        << "gradient of input #" << i;
+  }
+}
+
 /// (dtype, width, the reduction, its place) of a RowReductionKernelTest.
 using ReductionCase =
     std::tuple<std::string, int64_t, ReductionKind, ReductionPlace>;
@@ -635,15 +690,6 @@ protected:
       x = x.to(dtype());
     return in;
   }
-  static Tensor run(const Plan &plan, KernelMode mode,
-                    const std::vector<Tensor> &inputs) {
-    ExecutionContext context;
-    context.kernelMode = mode;
-    Executor executor(
-        plan, [](const std::string &) { return Tensor(); }, context);
-    std::vector<RuntimeValue> args(inputs.begin(), inputs.end());
-    return std::get<Tensor>(executor.call("forward", args).at(0));
-  }
 };
 
 /// The ops named `name` of `region` (nested regions included) inside and
@@ -681,37 +727,12 @@ TEST_P(RowReductionKernelTest, OneDispatchHoldsTheReductionAndTheGate) {
 }
 
 TEST_P(RowReductionKernelTest, ForwardMatchesReference) {
-  Plan plan = this->plan();
-  std::vector<Tensor> in = inputs();
-  EXPECT_LE(maxRelativeError(run(plan, KernelMode::Generated, in),
-                             run(plan, KernelMode::Reference, in)),
-            tolerance());
+  expectResultsMatchReference(plan(), inputs(), tolerance());
 }
 
 TEST_P(RowReductionKernelTest, BackwardMatchesReferenceAutograd) {
-  Plan plan = this->plan();
-  auto gradients = [&](KernelMode mode) {
-    std::vector<Tensor> leaves;
-    for (const Tensor &x : inputs())
-      leaves.push_back(x.clone().requires_grad_(true));
-    Tensor y = run(plan, mode, leaves);
-    Tensor weights =
-        torch::arange(1, y.numel() + 1, y.options()).sin().view(y.sizes());
-    // Inputs of dead code (the gate when the result is %n) get none.
-    return torch::autograd::grad({(y * weights).sum()}, leaves, {},
-                                 /*retain_graph=*/c10::nullopt,
-                                 /*create_graph=*/false, /*allow_unused=*/true);
-  };
-  std::vector<Tensor> generated = gradients(KernelMode::Generated);
-  std::vector<Tensor> reference = gradients(KernelMode::Reference);
-  for (size_t i = 0; i < generated.size(); ++i) {
-    ASSERT_EQ(generated[i].defined(), reference[i].defined()) << "input #" << i;
-    if (!generated[i].defined())
-      continue;
-    EXPECT_EQ(generated[i].sizes(), reference[i].sizes()) << "input #" << i;
-    EXPECT_LE(maxRelativeError(generated[i], reference[i]), tolerance())
-        << "gradient of input #" << i;
-  }
+  // The gate's inputs get no gradient when the result is %n.
+  expectGradientsMatchReference(plan(), inputs(), tolerance());
 }
 
 TEST_P(RowReductionKernelTest, BackwardMatchesFiniteDifferences) {
@@ -725,7 +746,7 @@ TEST_P(RowReductionKernelTest, BackwardMatchesFiniteDifferences) {
     in.back()[1][0] = 1.0;
   rvnn::runtime::ops::testing::expectGradientsMatchFiniteDifferences(
       [&](const std::vector<Tensor> &xs) {
-        return run(plan, KernelMode::Generated, xs);
+        return runResults(plan, KernelMode::Generated, xs);
       },
       in);
 }
@@ -738,7 +759,7 @@ TEST_P(RowReductionKernelTest, BroadcastOperandOfAnotherShapeIsRefused) {
   std::vector<Tensor> in = inputs();
   in[2] = in[2].narrow(0, 0, 3);
   try {
-    run(plan, KernelMode::Generated, in);
+    runResults(plan, KernelMode::Generated, in);
     ADD_FAILURE() << "a [3, 1] g for [7, " << width() << "] rows ran";
   } catch (const PlanError &error) {
     EXPECT_NE(std::string(error.what()).find("is neither of the kernel's"),
@@ -759,5 +780,96 @@ INSTANTIATE_TEST_SUITE_P(DtypesWidthsKindsAndPlaces, RowReductionKernelTest,
                                   std::to_string(std::get<1>(info.param)) +
                                   "_" + std::get<3>(info.param).name;
                          });
+
+/// Two linears whose biases rvnn-exec-fuse-linear-epilogue moves into the
+/// kernels that read them: the first split into three gate windows (the GRC
+/// cell's pattern), the second read whole. TYPE is f32 or f64.
+constexpr const char *kLinearEpilogueModel = R"mlir(
+func.func @forward(%x: tensor<?x4xTYPE>, %w: tensor<12x4xTYPE>,
+                   %b: tensor<12xTYPE>, %l: tensor<?x4xTYPE>,
+                   %w2: tensor<4x4xTYPE>, %b2: tensor<4xTYPE>)
+    -> (tensor<?x4xTYPE>, tensor<?x4xTYPE>) {
+  %c0 = arith.constant 0 : index
+  %m = tensor.dim %x, %c0 : tensor<?x4xTYPE>
+  %c = rvnn.linear %x, %w, %b
+      : (tensor<?x4xTYPE>, tensor<12x4xTYPE>, tensor<12xTYPE>) -> tensor<?x12xTYPE>
+  %g = tensor.extract_slice %c[0, 0] [%m, 4] [1, 1]
+      : tensor<?x12xTYPE> to tensor<?x4xTYPE>
+  %h = tensor.extract_slice %c[0, 4] [%m, 4] [1, 1]
+      : tensor<?x12xTYPE> to tensor<?x4xTYPE>
+  %p = tensor.extract_slice %c[0, 8] [%m, 4] [1, 1]
+      : tensor<?x12xTYPE> to tensor<?x4xTYPE>
+  %s = rvnn.sigmoid %g : tensor<?x4xTYPE>
+  %t = math.tanh %h : tensor<?x4xTYPE>
+  %u = arith.mulf %s, %l : tensor<?x4xTYPE>
+  %v = arith.mulf %t, %p : tensor<?x4xTYPE>
+  %y = arith.addf %u, %v : tensor<?x4xTYPE>
+  %z = rvnn.linear %x, %w2, %b2
+      : (tensor<?x4xTYPE>, tensor<4x4xTYPE>, tensor<4xTYPE>) -> tensor<?x4xTYPE>
+  %q = math.tanh %z : tensor<?x4xTYPE>
+  %r = arith.mulf %q, %z : tensor<?x4xTYPE>
+  return %y, %r : tensor<?x4xTYPE>, tensor<?x4xTYPE>
+}
+)mlir";
+
+class LinearEpilogueKernelTest : public testing::TestWithParam<std::string> {
+protected:
+  torch::ScalarType dtype() const {
+    return GetParam() == "f64" ? torch::kDouble : torch::kFloat;
+  }
+  double tolerance() const { return GetParam() == "f64" ? 1e-10 : 1e-5; }
+  Plan plan() const {
+    return loadPlan(
+        compiledSource("linear-epilogue-" + GetParam(),
+                       std::regex_replace(kLinearEpilogueModel,
+                                          std::regex("TYPE"), GetParam())));
+  }
+  /// x [6, 4], w [12, 4], b [12], l [6, 4], w2 [4, 4], b2 [4].
+  std::vector<Tensor> inputs() const {
+    using rvnn::runtime::ops::testing::uniformDoubles;
+    std::vector<Tensor> in = {uniformDoubles({6, 4}, -1.0, 1.0, 31),
+                              uniformDoubles({12, 4}, -1, 1, 32),
+                              uniformDoubles({12}, -1.0, 1.0, 33),
+                              uniformDoubles({6, 4}, -1, 1, 34),
+                              uniformDoubles({4, 4}, -1.0, 1.0, 35),
+                              uniformDoubles({4}, -1, 1, 36)};
+    for (Tensor &x : in)
+      x = x.to(dtype());
+    return in;
+  }
+};
+
+TEST_P(LinearEpilogueKernelTest, BiasesAreAddedInTheKernels) {
+  Plan plan = this->plan();
+  int inside = 0, outside = 0;
+  for (const auto &entry : plan.functions)
+    countOps(entry.second.body, rvnn::contract::ops::BroadcastLikeOp::name,
+             false, inside, outside);
+  EXPECT_EQ(inside, 4) << "one bias piece per gate window, one whole bias";
+  EXPECT_EQ(outside, 0);
+  EXPECT_EQ(plan.dispatchKernels.size(), 2u);
+}
+
+TEST_P(LinearEpilogueKernelTest, ForwardMatchesReference) {
+  expectResultsMatchReference(plan(), inputs(), tolerance());
+}
+
+TEST_P(LinearEpilogueKernelTest, BackwardMatchesReferenceAutograd) {
+  expectGradientsMatchReference(plan(), inputs(), tolerance());
+}
+
+TEST_P(LinearEpilogueKernelTest, BackwardMatchesFiniteDifferences) {
+  if (dtype() != torch::kDouble)
+    GTEST_SKIP() << "finite differences in float64 only";
+  Plan plan = this->plan();
+  rvnn::runtime::ops::testing::expectGradientsMatchFiniteDifferences(
+      [&](const std::vector<Tensor> &xs) {
+        return runResults(plan, KernelMode::Generated, xs);
+      },
+      inputs());
+}
+
+INSTANTIATE_TEST_SUITE_P(Dtypes, LinearEpilogueKernelTest,
+                         testing::Values("f64", "f32"));
 
 } // namespace

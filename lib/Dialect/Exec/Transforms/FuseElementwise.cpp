@@ -44,9 +44,11 @@ public:
 
   /// Fuses the valid groups of the block; appends the new dispatches.
   void run(SmallVectorImpl<DispatchOp> &created) {
+    // A broadcast outside a kernel stays a view; one enters a kernel only
+    // as the bias rvnn-exec-fuse-linear-epilogue moves there.
     Group fusable;
     for (Operation &op : block)
-      if (getKernelMemberType(&op))
+      if (getKernelMemberType(&op) && !isa<BroadcastLikeOp>(op))
         fusable.push_back(&op);
 
     SmallVector<Group> worklist = components(fusable);

@@ -65,9 +65,11 @@ void rvnn::exec::emitReverseSweep(OpBuilder &b, Location loc, Block &body,
       operands.push_back(scalar.lookup(operand));
     SmallVector<Value> contributions = emitScalarAdjoints(
         b, loc, &op, operands, scalar.lookup(op.getResult(0)), dResult);
+    // Null: an operand read for its shape only.
     for (auto [operand, contribution] :
          llvm::zip_equal(op.getOperands(), contributions))
-      accumulate(operand, contribution);
+      if (contribution)
+        accumulate(operand, contribution);
   }
 }
 

@@ -193,11 +193,10 @@ SmallVector<Value> Stages::rowFolds(ValueRange extra,
   return results;
 }
 
-SmallVector<Value> Stages::broadcastCotangents(ArrayRef<unsigned> positions,
-                                               ValueRange extra,
-                                               ArrayRef<AffineMap> extraMaps,
-                                               ValueRange dxs,
-                                               AdjointBuilder adjoints) {
+SmallVector<Value>
+Stages::broadcastCotangents(ArrayRef<unsigned> positions, ValueRange extra,
+                            ArrayRef<AffineMap> extraMaps, ValueRange dxs,
+                            ArrayRef<Value> grads, AdjointBuilder adjoints) {
   SmallVector<Value> cotangents;
   for (unsigned position : positions) {
     AffineMap map = inputMaps[position];
@@ -206,10 +205,20 @@ SmallVector<Value> Stages::broadcastCotangents(ArrayRef<unsigned> positions,
     for (AffineExpr result : map.getResults())
       if (auto dim = dyn_cast<AffineDimExpr>(result))
         kinds[dim.getPosition()] = Iterator::parallel;
+    auto shared = kernelSignature.adjointOfFullInput.find(position);
+    bool summed = shared != kernelSignature.adjointOfFullInput.end();
+    SmallVector<Value> reads(extra);
+    SmallVector<AffineMap> readMaps(extraMaps);
+    if (summed) {
+      reads.push_back(grads[shared->second]);
+      readMaps.push_back(full());
+    }
     cotangents.push_back(generic(
-        extra, extraMaps, zeros(dxs[position]), map, kinds,
+        reads, readMaps, zeros(dxs[position]), map, kinds,
         [&](OpBuilder &gb, Location loc, ValueRange elements) {
-          Value d = adjoints(gb, loc, elements.drop_back(), position)[0];
+          Value d = summed
+                        ? elements.drop_back().back()
+                        : adjoints(gb, loc, elements.drop_back(), position)[0];
           gb.create<linalg::YieldOp>(
               loc,
               gb.create<arith::AddFOp>(loc, elements.back(), d).getResult());
@@ -239,8 +248,8 @@ void Stages::inputCotangents(ValueRange extra, ArrayRef<AffineMap> extraMaps,
       });
   for (auto [position, grad] : llvm::zip_equal(fullPositions, fullGrads))
     grads[position] = grad;
-  SmallVector<Value> broadcastGrads =
-      broadcastCotangents(broadcastPositions, extra, extraMaps, dxs, adjoints);
+  SmallVector<Value> broadcastGrads = broadcastCotangents(
+      broadcastPositions, extra, extraMaps, dxs, grads, adjoints);
   for (auto [position, grad] :
        llvm::zip_equal(broadcastPositions, broadcastGrads))
     grads[position] = grad;

@@ -46,6 +46,10 @@ struct KernelSignature {
   /// The body's row reduction (ScalarRules.h), or null (a purely
   /// elementwise kernel).
   Operation *rowReduction = nullptr;
+  /// Broadcast inputs whose element adjoint is that of a full input (at the
+  /// mapped position): a bias added to it and nothing else reading either.
+  /// Their cotangent sums that input's instead of recomputing the adjoints.
+  DenseMap<unsigned, unsigned> adjointOfFullInput;
 
   /// The positions of the inputs of `kind`.
   SmallVector<unsigned> positions(InputKind kind) const;
@@ -123,13 +127,14 @@ public:
   }
 
   /// The cotangents of the broadcast inputs at `positions` (to be written
-  /// into `dxs[position]`): for each, a generic over the full space reading
-  /// the inputs and `extra` that sums `adjoints`' value for that input over
-  /// its broadcast dims.
+  /// into `dxs[position]`): for each, a generic over the full space that
+  /// sums over its broadcast dims the cotangent in `grads` of the full input
+  /// it shares its adjoint with (KernelSignature::adjointOfFullInput), or
+  /// else `adjoints`' value for it, reading the inputs and `extra`.
   SmallVector<Value> broadcastCotangents(ArrayRef<unsigned> positions,
                                          ValueRange extra,
                                          ArrayRef<AffineMap> extraMaps,
-                                         ValueRange dxs,
+                                         ValueRange dxs, ArrayRef<Value> grads,
                                          AdjointBuilder adjoints);
 
   /// The cotangents of the full and broadcast inputs, into `grads` at their

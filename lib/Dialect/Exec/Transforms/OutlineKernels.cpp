@@ -37,11 +37,37 @@ namespace {
 
 constexpr StringLiteral kKernelsModuleName = "rvnn_kernels";
 
+/// The position of the full input `bias` is added to, where the two have
+/// one adjoint: `bias` broadcast and added to a block argument of `type`
+/// that nothing else reads by value (a broadcast reads it for its shape).
+std::optional<unsigned> fullInputOfBias(BlockArgument bias,
+                                        RankedTensorType type) {
+  if (!bias.hasOneUse())
+    return std::nullopt;
+  auto broadcast = dyn_cast<BroadcastLikeOp>(*bias.user_begin());
+  if (!broadcast || !broadcast->hasOneUse())
+    return std::nullopt;
+  auto add = dyn_cast<ElementwiseOp>(*broadcast->user_begin());
+  if (!add || add.getFn() != ElementwiseFn::add)
+    return std::nullopt;
+  Value other = add.getInputs()[add.getInputs()[0] == broadcast ? 1 : 0];
+  auto full = dyn_cast<BlockArgument>(other);
+  if (!full || full.getType() != type)
+    return std::nullopt;
+  auto readsForShapeOrAdds = [&](OpOperand &use) {
+    return use.getOwner() == add || (isa<BroadcastLikeOp>(use.getOwner()) &&
+                                     use.getOperandNumber() == 1);
+  };
+  if (!llvm::all_of(full.getUses(), readsForShapeOrAdds))
+    return std::nullopt;
+  return full.getArgNumber();
+}
+
 /// The dispatch's kernel signature (KernelStages.h), or an error at the
 /// dispatch: results of one ranked type `T` (f32 or f64), inputs of type `T`
 /// (one at least), row operands of the body's layer norm or broadcast
-/// operands of its gates, body ops fusable over `T` with at most one row
-/// reduction.
+/// operands of its gates and broadcasts, body ops fusable over `T` with at most
+/// one row reduction.
 FailureOr<KernelSignature> getKernelSignature(DispatchOp dispatch) {
   auto fail = [&](const Twine &why) {
     dispatch.emitOpError("cannot generate kernel '")
@@ -76,9 +102,6 @@ FailureOr<KernelSignature> getKernelSignature(DispatchOp dispatch) {
            use.getOwner() == signature.rowReduction &&
            use.getOperandNumber() > 0;
   };
-  auto isGateUse = [](OpOperand &use) {
-    return isa<GateOp>(use.getOwner()) && use.getOperandNumber() == 0;
-  };
   for (BlockArgument argument : body.getArguments()) {
     auto usedOnlyBy = [&](auto isUse) {
       return !argument.use_empty() && llvm::all_of(argument.getUses(), isUse);
@@ -88,14 +111,19 @@ FailureOr<KernelSignature> getKernelSignature(DispatchOp dispatch) {
     else if (usedOnlyBy(isRowOperandUse))
       signature.inputKinds.push_back(InputKind::row);
     else if (isBroadcastOperand(argument.getType(), type) &&
-             usedOnlyBy(isGateUse))
+             usedOnlyBy(isBroadcastOperandUse))
       signature.inputKinds.push_back(InputKind::broadcast);
     else
       return fail("inputs must have the results' type, or be the gamma or "
-                  "beta of its layer norm, or the broadcast g of its gates");
+                  "beta of its layer norm, or broadcast operands of its gates "
+                  "and broadcasts");
   }
   if (!llvm::is_contained(signature.inputKinds, InputKind::full))
     return fail("no input has the results' type");
+  for (unsigned position : signature.positions(InputKind::broadcast))
+    if (std::optional<unsigned> full =
+            fullInputOfBias(body.getArgument(position), type))
+      signature.adjointOfFullInput[position] = *full;
   return signature;
 }
 

@@ -86,7 +86,8 @@ enum class Fn {
   sigmoid,
   gelu,
   relu,
-  gate
+  gate,
+  broadcast
 };
 
 using P = arith::CmpFPredicate;
@@ -258,8 +259,15 @@ const Rule kRules[] = {
        Value oneMinusG = s.sub(one, x[0]);
        return {dg, dn, s.mul(d, oneMinusG)};
      }},
+    // broadcast_like(x, ref): x's element; ref is read for its shape only
+    // (no contribution), x's cotangent sums d over the broadcast dims
+    // (KernelStages' broadcast cotangents).
+    {2, [](Scalar &, ValueRange x) { return x[0]; },
+     [](Scalar &, ValueRange, Value, Value d) -> SmallVector<Value> {
+       return {d, Value()};
+     }},
 };
-static_assert(std::size(kRules) == static_cast<size_t>(Fn::gate) + 1,
+static_assert(std::size(kRules) == static_cast<size_t>(Fn::broadcast) + 1,
               "one rule per element-level function");
 
 std::optional<Fn> getFn(Operation *op) {
@@ -301,6 +309,7 @@ std::optional<Fn> getFn(Operation *op) {
       .Case([](GeluOp) { return Fn::gelu; })
       .Case([](ReluOp) { return Fn::relu; })
       .Case([](GateOp) { return Fn::gate; })
+      .Case([](BroadcastLikeOp) { return Fn::broadcast; })
       .Default([](Operation *) { return std::nullopt; });
 }
 
@@ -322,12 +331,16 @@ RankedTensorType rvnn::exec::getFusableType(Operation *op) {
     return {};
   for (OpOperand &operand : op->getOpOperands()) {
     Type operandType = operand.get().getType();
-    bool broadcastGate = isa<GateOp>(op) && operand.getOperandNumber() == 0 &&
-                         isBroadcastOperand(operandType, type);
-    if (operandType != type && !broadcastGate)
+    if (operandType != type && !(isBroadcastOperandUse(operand) &&
+                                 isBroadcastOperand(operandType, type)))
       return {};
   }
   return type;
+}
+
+bool rvnn::exec::isBroadcastOperandUse(OpOperand &use) {
+  return isa<GateOp, BroadcastLikeOp>(use.getOwner()) &&
+         use.getOperandNumber() == 0;
 }
 
 bool rvnn::exec::isBroadcastOperand(Type operand, RankedTensorType type) {

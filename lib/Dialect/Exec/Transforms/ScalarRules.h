@@ -19,10 +19,15 @@ namespace mlir::rvnn::exec {
 
 /// The ranked tensor type `T` (f32 or f64 elements) of a fusable op: an
 /// `rvnn_exec.elementwise` with a float function (all but `or`), `sigmoid`,
-/// `gelu`, `relu` or `gate` whose operands and result all have type `T`,
-/// except a gate's `g`, which may be a broadcast operand of `T`. Null for
-/// every other op.
+/// `gelu`, `relu`, `gate` or `broadcast_like` whose operands and result all
+/// have type `T`, except where isBroadcastOperandUse allows a broadcast
+/// operand of `T`. Null for every other op.
 RankedTensorType getFusableType(Operation *op);
+
+/// Whether `use` may be a broadcast operand of its fusable owner's type: a
+/// gate's `g`, or the input of a `broadcast_like` (a bias that
+/// rvnn-exec-fuse-linear-epilogue moved into a kernel).
+bool isBroadcastOperandUse(OpOperand &use);
 
 /// Whether `operand` is a broadcast operand of `type`: a ranked tensor of
 /// its rank and element type, not `type` itself, each dim either `type`'s
@@ -50,7 +55,7 @@ Value emitScalarForward(OpBuilder &b, Location loc, Operation *op,
 /// Emits the reverse-mode rule of the fusable op `op`: given its operand
 /// scalars, the result scalar `result` (from emitScalarForward) and the
 /// adjoint `dResult` of the result, returns the adjoint contribution to each
-/// operand, in operand order.
+/// operand, in operand order (null for an operand read for its shape only).
 SmallVector<Value> emitScalarAdjoints(OpBuilder &b, Location loc, Operation *op,
                                       ValueRange operands, Value result,
                                       Value dResult);

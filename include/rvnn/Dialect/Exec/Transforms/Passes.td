@@ -113,6 +113,49 @@ def RvnnExecFuseElementwise
   ];
 }
 
+def RvnnExecFuseLinearEpilogue
+    : Pass<"rvnn-exec-fuse-linear-epilogue", "::mlir::ModuleOp"> {
+  let summary = "Move a gemm's bias into the dispatches that read its result";
+  let description = [{
+    A `gemm` with a `bias` whose result is read only by dispatches, directly
+    or through `slice`s that keep its last dim (the GRC cell's gate split
+    of `[M, 4D]` into four `[M, D]` windows), loses the bias: the BLAS
+    writes the bare product (no copy of the bias into the result first), and
+    each dispatch input `v` it feeds gets the matching piece of the bias
+    (a slice of it with the window's offset, size and stride along the last
+    dim), reshaped to `[1, ..., 1, n]`, as one more input; in the body,
+    `v`'s uses read `v + broadcast_like(piece, v)`. The kernel reads the
+    piece as a broadcast operand, and its backward gives the bias's
+    cotangent as the column sums of `v`'s cotangent, which it computes
+    anyway (rvnn-exec-outline-kernels), instead of another pass over the
+    gemm's cotangent. The result of `v + b` is ATen's `addmm`'s: the
+    product's sum rounded, then the bias added.
+
+    Runs after the first rvnn-exec-fuse-elementwise, before
+    differentiation, so that the derived backward sees the moved bias.
+
+    Example:
+    ```mlir
+    %c = rvnn_exec.gemm %x, %w bias %b {transpose_rhs} : ... -> tensor<?x8xf32>
+    %y = rvnn_exec.dispatch "k" (%c, %h) ... {
+    ^bb0(%v: tensor<?x8xf32>, %u: tensor<?x8xf32>):
+      %s = rvnn_exec.sigmoid %v : tensor<?x8xf32>
+      ...
+    ```
+    becomes
+    ```mlir
+    %c = rvnn_exec.gemm %x, %w {transpose_rhs} : ... -> tensor<?x8xf32>
+    %p = rvnn_exec.reshape %b () : tensor<8xf32> to tensor<1x8xf32>
+    %y = rvnn_exec.dispatch "k" (%c, %h, %p) ... {
+    ^bb0(%v: tensor<?x8xf32>, %u: tensor<?x8xf32>, %bias: tensor<1x8xf32>):
+      %bb = rvnn_exec.broadcast_like %bias, %v : ...
+      %vb = rvnn_exec.elementwise <add> %v, %bb : tensor<?x8xf32>
+      %s = rvnn_exec.sigmoid %vb : tensor<?x8xf32>
+      ...
+    ```
+  }];
+}
+
 def RvnnExecOutlineKernels
     : Pass<"rvnn-exec-outline-kernels", "::mlir::ModuleOp"> {
   let summary = "Write the kernel IR (and its backward) of every dispatch";
@@ -148,6 +191,14 @@ def RvnnExecOutlineKernels
     whole body with the norm's rule `rstd·(dŷ·γ - mean(dŷ·γ) -
     x̂·mean(dŷ·γ·x̂))`. Statistics follow ATen's layer norm (biased variance,
     `1 / sqrt(var + epsilon)`).
+
+    A broadcast operand (a gate's `g`, or the input of a `broadcast_like`:
+    a bias from rvnn-exec-fuse-linear-epilogue; its dims `T`'s or 1) is
+    read at index 0 in its unit dims; its cotangent is a generic of its own
+    that sums the element adjoints over those dims. Where a bias is added
+    to an input that nothing else reads by value, the two have one adjoint,
+    and the bias's generic sums that input's cotangent instead of
+    recomputing the adjoints.
 
     Scalar expansions and derivatives follow ATen (the runtime's reference):
     `max`/`min` split the gradient on ties, `abs` has derivative `sign(x)`
