@@ -1,7 +1,7 @@
 // RUN: rvnn-opt %s -split-input-file -verify-diagnostics
 
 func.func @gate_old_shape(%g: tensor<4x1xf32>, %new: tensor<4x8xf32>, %old: tensor<4x9xf32>) -> tensor<4x8xf32> {
-  // expected-error @below {{'old_value' type 'tensor<4x9xf32>' does not match 'new_value' type 'tensor<4x8xf32>'}}
+  // expected-error @below {{'old_value' type 'tensor<4x9xf32>' must have the shape of 'new_value' type 'tensor<4x8xf32>'}}
   %h = rvnn.gate %g, %new, %old : (tensor<4x1xf32>, tensor<4x8xf32>, tensor<4x9xf32>) -> tensor<4x8xf32>
   return %h : tensor<4x8xf32>
 }
@@ -9,7 +9,7 @@ func.func @gate_old_shape(%g: tensor<4x1xf32>, %new: tensor<4x8xf32>, %old: tens
 // -----
 
 func.func @gate_old_element_type(%g: tensor<4x1xf32>, %new: tensor<4x8xf32>, %old: tensor<4x8xf64>) -> tensor<4x8xf32> {
-  // expected-error @below {{'old_value' type 'tensor<4x8xf64>' does not match 'new_value' type 'tensor<4x8xf32>'}}
+  // expected-error @below {{'old_value' element type 'f64' must match 'new_value' element type 'f32'}}
   %h = rvnn.gate %g, %new, %old : (tensor<4x1xf32>, tensor<4x8xf32>, tensor<4x8xf64>) -> tensor<4x8xf32>
   return %h : tensor<4x8xf32>
 }
@@ -17,7 +17,7 @@ func.func @gate_old_element_type(%g: tensor<4x1xf32>, %new: tensor<4x8xf32>, %ol
 // -----
 
 func.func @gate_element_type(%g: tensor<4x1xf64>, %new: tensor<4x8xf32>, %old: tensor<4x8xf32>) -> tensor<4x8xf32> {
-  // expected-error @below {{'g' element type 'f64' does not match 'new_value' element type 'f32'}}
+  // expected-error @below {{'g' element type 'f64' must match 'new_value' element type 'f32'}}
   %h = rvnn.gate %g, %new, %old : (tensor<4x1xf64>, tensor<4x8xf32>, tensor<4x8xf32>) -> tensor<4x8xf32>
   return %h : tensor<4x8xf32>
 }
@@ -49,7 +49,7 @@ func.func @gate_result(%g: tensor<4x1xf32>, %new: tensor<4x8xf32>, %old: tensor<
 // -----
 
 func.func @cumax_dim(%x: tensor<?x?x30xf32>) -> tensor<?x?x30xf32> {
-  // expected-error @below {{dim 3 is out of range for 'x' of rank 3 (expects 0 <= dim < 3)}}
+  // expected-error @below {{dim 3 is out of range for rank 3 (expected 0 <= dim < 3)}}
   %f = rvnn.cumax %x {dim = 3 : i64} : (tensor<?x?x30xf32>) -> tensor<?x?x30xf32>
   return %f : tensor<?x?x30xf32>
 }
@@ -57,7 +57,7 @@ func.func @cumax_dim(%x: tensor<?x?x30xf32>) -> tensor<?x?x30xf32> {
 // -----
 
 func.func @cumax_negative_dim(%x: tensor<?x30xf32>) -> tensor<?x30xf32> {
-  // expected-error @below {{dim -1 is out of range for 'x' of rank 2 (expects 0 <= dim < 2)}}
+  // expected-error @below {{dim -1 is out of range for rank 2 (expected 0 <= dim < 2)}}
   %f = rvnn.cumax %x {dim = -1 : i64} : (tensor<?x30xf32>) -> tensor<?x30xf32>
   return %f : tensor<?x30xf32>
 }
@@ -73,7 +73,7 @@ func.func @cumax_result(%x: tensor<?x30xf32>) -> tensor<?x31xf32> {
 // -----
 
 func.func @soft_depth_mix_shallow(%alpha: tensor<?x1xf32>, %deep: tensor<?x256xf32>, %shallow: tensor<?x?x256xf32>) -> tensor<?x256xf32> {
-  // expected-error @below {{'shallow' type 'tensor<?x?x256xf32>' does not match 'deep' type 'tensor<?x256xf32>'}}
+  // expected-error @below {{'shallow' type 'tensor<?x?x256xf32>' must have the shape of 'deep' type 'tensor<?x256xf32>'}}
   %f = rvnn.soft_depth_mix %alpha, %deep, %shallow : (tensor<?x1xf32>, tensor<?x256xf32>, tensor<?x?x256xf32>) -> tensor<?x256xf32>
   return %f : tensor<?x256xf32>
 }
@@ -81,7 +81,7 @@ func.func @soft_depth_mix_shallow(%alpha: tensor<?x1xf32>, %deep: tensor<?x256xf
 // -----
 
 func.func @soft_depth_mix_alpha_type(%alpha: tensor<?x1xf64>, %deep: tensor<?x256xf32>, %shallow: tensor<?x256xf32>) -> tensor<?x256xf32> {
-  // expected-error @below {{'alpha' element type 'f64' does not match 'deep' element type 'f32'}}
+  // expected-error @below {{'alpha' element type 'f64' must match 'deep' element type 'f32'}}
   %f = rvnn.soft_depth_mix %alpha, %deep, %shallow : (tensor<?x1xf64>, tensor<?x256xf32>, tensor<?x256xf32>) -> tensor<?x256xf32>
   return %f : tensor<?x256xf32>
 }

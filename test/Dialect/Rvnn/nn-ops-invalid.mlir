@@ -1,7 +1,7 @@
 // RUN: rvnn-opt %s -split-input-file -verify-diagnostics
 
 func.func @linear_in_size(%x: tensor<4x8xf32>, %w: tensor<2x7xf32>) -> tensor<4x2xf32> {
-  // expected-error @below {{input feature size 8 does not match weight in-size 7}}
+  // expected-error @below {{in-size mismatch: 'input' dim 1 is 8 but 'weight' dim 1 is 7}}
   %y = rvnn.linear %x, %w : (tensor<4x8xf32>, tensor<2x7xf32>) -> tensor<4x2xf32>
   return %y : tensor<4x2xf32>
 }
@@ -9,7 +9,7 @@ func.func @linear_in_size(%x: tensor<4x8xf32>, %w: tensor<2x7xf32>) -> tensor<4x
 // -----
 
 func.func @linear_weight_rank(%x: tensor<4x8xf32>, %w: tensor<8xf32>) -> tensor<4x2xf32> {
-  // expected-error @below {{weight must be [out, in], got rank 1}}
+  // expected-error @below {{'weight' must be [out, in] (rank 2), got rank 1}}
   %y = rvnn.linear %x, %w : (tensor<4x8xf32>, tensor<8xf32>) -> tensor<4x2xf32>
   return %y : tensor<4x2xf32>
 }
@@ -17,7 +17,7 @@ func.func @linear_weight_rank(%x: tensor<4x8xf32>, %w: tensor<8xf32>) -> tensor<
 // -----
 
 func.func @linear_bias(%x: tensor<4x8xf32>, %w: tensor<2x8xf32>, %b: tensor<3xf32>) -> tensor<4x2xf32> {
-  // expected-error @below {{bias must be [out] with out = 2}}
+  // expected-error @below {{out-size mismatch: 'bias' dim 0 is 3 but 'weight' dim 0 is 2}}
   %y = rvnn.linear %x, %w, %b : (tensor<4x8xf32>, tensor<2x8xf32>, tensor<3xf32>) -> tensor<4x2xf32>
   return %y : tensor<4x2xf32>
 }
@@ -106,7 +106,7 @@ func.func @param_get_type() -> tensor<?xf32> {
 // -----
 
 func.func @embedding_table_rank(%t: tensor<1000xf32>, %ids: tensor<?xi64>) -> tensor<?x1xf32> {
-  // expected-error @below {{table must be [V, D], got rank 1}}
+  // expected-error @below {{'table' must be [V, D] (rank 2), got rank 1}}
   %e = rvnn.embedding %t, %ids : (tensor<1000xf32>, tensor<?xi64>) -> tensor<?x1xf32>
   return %e : tensor<?x1xf32>
 }
@@ -122,7 +122,7 @@ func.func @embedding_result(%t: tensor<1000x128xf32>, %ids: tensor<?x?xi64>) -> 
 // -----
 
 func.func @layer_norm_rank(%x: tensor<f32>, %g: tensor<1xf32>) -> tensor<f32> {
-  // expected-error @below {{input must have rank >= 1}}
+  // expected-error @below {{'input' must be [..., D] (rank >= 1), got rank 0}}
   %y = rvnn.layer_norm %x, %g, %g : (tensor<f32>, tensor<1xf32>, tensor<1xf32>) -> tensor<f32>
   return %y : tensor<f32>
 }
@@ -226,7 +226,7 @@ func.func @masked_softmax_dim(%x: tensor<?x10xf32>, %m: tensor<?x10xf32>) -> ten
 // -----
 
 func.func @masked_softmax_mask_shape(%x: tensor<?x10xf32>, %m: tensor<?x9xf32>) -> tensor<?x10xf32> {
-  // expected-error @below {{mask type 'tensor<?x9xf32>' does not match the input type 'tensor<?x10xf32>'}}
+  // expected-error @below {{'mask' type 'tensor<?x9xf32>' must have the shape of 'input' type 'tensor<?x10xf32>'}}
   %y = rvnn.masked_softmax %x, %m {dim = 1 : i64} : tensor<?x10xf32>, tensor<?x9xf32>
   return %y : tensor<?x10xf32>
 }
@@ -234,7 +234,7 @@ func.func @masked_softmax_mask_shape(%x: tensor<?x10xf32>, %m: tensor<?x9xf32>) 
 // -----
 
 func.func @masked_softmax_mask_rank(%x: tensor<?x10xf32>, %m: tensor<?xf32>) -> tensor<?x10xf32> {
-  // expected-error @below {{mask type 'tensor<?xf32>' does not match the input type 'tensor<?x10xf32>'}}
+  // expected-error @below {{'mask' type 'tensor<?xf32>' must have the shape of 'input' type 'tensor<?x10xf32>'}}
   %y = rvnn.masked_softmax %x, %m {dim = 1 : i64} : tensor<?x10xf32>, tensor<?xf32>
   return %y : tensor<?x10xf32>
 }
@@ -242,7 +242,7 @@ func.func @masked_softmax_mask_rank(%x: tensor<?x10xf32>, %m: tensor<?xf32>) -> 
 // -----
 
 func.func @cross_entropy_logits(%l: tensor<?x?x10xf32>, %y: tensor<?xi64>) -> tensor<f32> {
-  // expected-error @below {{logits must be [N, C], got rank 3}}
+  // expected-error @below {{'logits' must be [N, C] (rank 2), got rank 3}}
   %loss = rvnn.cross_entropy %l, %y : (tensor<?x?x10xf32>, tensor<?xi64>) -> tensor<f32>
   return %loss : tensor<f32>
 }
@@ -250,7 +250,7 @@ func.func @cross_entropy_logits(%l: tensor<?x?x10xf32>, %y: tensor<?xi64>) -> te
 // -----
 
 func.func @cross_entropy_labels(%l: tensor<?x10xf32>, %y: tensor<?x1xi64>) -> tensor<f32> {
-  // expected-error @below {{labels must be [N], got rank 2}}
+  // expected-error @below {{'labels' must be [N] (rank 1), got rank 2}}
   %loss = rvnn.cross_entropy %l, %y : (tensor<?x10xf32>, tensor<?x1xi64>) -> tensor<f32>
   return %loss : tensor<f32>
 }
@@ -258,7 +258,7 @@ func.func @cross_entropy_labels(%l: tensor<?x10xf32>, %y: tensor<?x1xi64>) -> te
 // -----
 
 func.func @cross_entropy_batch(%l: tensor<4x10xf32>, %y: tensor<3xi64>) -> tensor<f32> {
-  // expected-error @below {{labels batch size 3 does not match logits batch size 4}}
+  // expected-error @below {{batch dim N mismatch: 'labels' dim 0 is 3 but 'logits' dim 0 is 4}}
   %loss = rvnn.cross_entropy %l, %y : (tensor<4x10xf32>, tensor<3xi64>) -> tensor<f32>
   return %loss : tensor<f32>
 }
@@ -274,7 +274,7 @@ func.func @cross_entropy_result(%l: tensor<4x10xf64>, %y: tensor<4xi64>) -> tens
 // -----
 
 func.func @broadcast_like_rank(%x: tensor<2x3x4xf32>, %r: tensor<3x4xf32>) -> tensor<3x4xf32> {
-  // expected-error @below {{input rank 3 exceeds the rank 2 of ref}}
+  // expected-error @below {{'input' of type 'tensor<2x3x4xf32>' does not broadcast to 'ref' of type 'tensor<3x4xf32>': rank 3 exceeds rank 2}}
   %y = rvnn.broadcast_like %x, %r : (tensor<2x3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
   return %y : tensor<3x4xf32>
 }
@@ -282,7 +282,7 @@ func.func @broadcast_like_rank(%x: tensor<2x3x4xf32>, %r: tensor<3x4xf32>) -> te
 // -----
 
 func.func @broadcast_like_dim(%x: tensor<3x1xf32>, %r: tensor<?x4x5xf32>) -> tensor<?x4x5xf32> {
-  // expected-error @below {{input dim 0 (size 3) cannot broadcast to ref dim 1 (size 4)}}
+  // expected-error @below {{'input' of type 'tensor<3x1xf32>' does not broadcast to 'ref' of type 'tensor<?x4x5xf32>': dim 0 is 3, expected 1 or 4}}
   %y = rvnn.broadcast_like %x, %r : (tensor<3x1xf32>, tensor<?x4x5xf32>) -> tensor<?x4x5xf32>
   return %y : tensor<?x4x5xf32>
 }
@@ -298,7 +298,7 @@ func.func @broadcast_like_result(%x: tensor<?x1xf32>, %r: tensor<?x5xf32>) -> te
 // -----
 
 func.func @pool_rank(%h: tensor<?x128xf32>, %m: tensor<?x?xf32>) -> tensor<?x128xf32> {
-  // expected-error @below {{h must be [N, S, D], got rank 2}}
+  // expected-error @below {{'h' must be [N, S, D] (rank 3), got rank 2}}
   %y = rvnn.pool mean %h, %m : (tensor<?x128xf32>, tensor<?x?xf32>) -> tensor<?x128xf32>
   return %y : tensor<?x128xf32>
 }

@@ -267,7 +267,7 @@ func.func @balanced_reduce_arity(%h: tensor<?x?x8xf32>, %m: tensor<?x?xf32>, %p:
 // -----
 
 func.func @balanced_reduce_h_rank(%h: tensor<?x8xf32>, %m: tensor<?x?xf32>, %p: tensor<?x8xf32>) -> tensor<?x8xf32> {
-  // expected-error @below {{h must be [N, S, D], got rank 2}}
+  // expected-error @below {{'h' must be [N, S, D] (rank 3), got rank 2}}
   %r = rvnn.balanced_reduce %h, %m {arity = 2} : (tensor<?x8xf32>, tensor<?x?xf32>) -> tensor<?x8xf32> {
   ^bb0(%c: tensor<?x2x8xf32>, %cm: tensor<?x2xf32>):
     rvnn.yield %p : tensor<?x8xf32>
@@ -278,7 +278,7 @@ func.func @balanced_reduce_h_rank(%h: tensor<?x8xf32>, %m: tensor<?x?xf32>, %p: 
 // -----
 
 func.func @balanced_reduce_mask_rank(%h: tensor<?x?x8xf32>, %m: tensor<?x?x1xf32>, %p: tensor<?x8xf32>) -> tensor<?x8xf32> {
-  // expected-error @below {{mask must be [N, S], got rank 3}}
+  // expected-error @below {{'mask' must be [N, S] (rank 2), got rank 3}}
   %r = rvnn.balanced_reduce %h, %m {arity = 2} : (tensor<?x?x8xf32>, tensor<?x?x1xf32>) -> tensor<?x8xf32> {
   ^bb0(%c: tensor<?x2x8xf32>, %cm: tensor<?x2xf32>):
     rvnn.yield %p : tensor<?x8xf32>
@@ -289,7 +289,7 @@ func.func @balanced_reduce_mask_rank(%h: tensor<?x?x8xf32>, %m: tensor<?x?x1xf32
 // -----
 
 func.func @balanced_reduce_mask_dims(%h: tensor<4x10x8xf32>, %m: tensor<4x9xf32>, %p: tensor<?x8xf32>) -> tensor<4x8xf32> {
-  // expected-error @below {{mask [4, 9] does not match the batch and sequence dims of h [4, 10]}}
+  // expected-error @below {{sequence dim S mismatch: 'mask' dim 1 is 9 but 'h' dim 1 is 10}}
   %r = rvnn.balanced_reduce %h, %m {arity = 2} : (tensor<4x10x8xf32>, tensor<4x9xf32>) -> tensor<4x8xf32> {
   ^bb0(%c: tensor<?x2x8xf32>, %cm: tensor<?x2xf32>):
     rvnn.yield %p : tensor<?x8xf32>
@@ -400,7 +400,7 @@ func.func @chunk_size(%x: tensor<?x?x8xf32>, %m: tensor<?x?xf32>) {
 // -----
 
 func.func @chunk_x_rank(%x: tensor<?xf32>, %m: tensor<?x?xf32>) {
-  // expected-error @below {{x must have rank >= 2 (a batch dim and a sequence dim), got rank 1}}
+  // expected-error @below {{'x' must be [N, ..., S, ...] (rank >= 2), got rank 1}}
   %c, %cm = rvnn.chunk %x, %m {size = 4} : (tensor<?xf32>, tensor<?x?xf32>) -> (tensor<?xf32>, tensor<?x?xf32>)
   return
 }
@@ -424,7 +424,7 @@ func.func @chunk_dim_range(%x: tensor<?x?x8xf32>, %m: tensor<?x?xf32>) {
 // -----
 
 func.func @chunk_mask_rank(%x: tensor<?x?x8xf32>, %m: tensor<?xf32>) {
-  // expected-error @below {{mask must be [N, S], got rank 1}}
+  // expected-error @below {{'mask' must be [N, S] (rank 2), got rank 1}}
   %c, %cm = rvnn.chunk %x, %m {size = 4} : (tensor<?x?x8xf32>, tensor<?xf32>) -> (tensor<?x?x8xf32>, tensor<?xf32>)
   return
 }
@@ -432,7 +432,7 @@ func.func @chunk_mask_rank(%x: tensor<?x?x8xf32>, %m: tensor<?xf32>) {
 // -----
 
 func.func @chunk_mask_dims(%x: tensor<2x7x10x8xf32>, %m: tensor<2x7xf32>) {
-  // expected-error @below {{mask [2, 7] does not match x's batch dim 2 and sequence dim (dim 2) 10}}
+  // expected-error @below {{sequence dim S mismatch: 'mask' dim 1 is 7 but 'x' dim 2 is 10}}
   %c, %cm = rvnn.chunk %x, %m {size = 4, dim = 2} : (tensor<2x7x10x8xf32>, tensor<2x7xf32>) -> (tensor<?x7x?x8xf32>, tensor<?x?xf32>)
   return
 }
@@ -480,7 +480,7 @@ func.func @chunk_depth_length_type(%s: i64) -> index {
 //===----------------------------------------------------------------------===//
 
 func.func @unchunk_x_rank(%x: tensor<f32>, %ref: tensor<?x?xf32>) {
-  // expected-error @below {{x must have rank >= 1 (dim 0 is N·S1)}}
+  // expected-error @below {{'x' must be [N·S1, ...] (rank >= 1), got rank 0}}
   %r = rvnn.unchunk %x, %ref {dim = 1} : (tensor<f32>, tensor<?x?xf32>) -> tensor<?x?xf32>
   return
 }
@@ -488,7 +488,7 @@ func.func @unchunk_x_rank(%x: tensor<f32>, %ref: tensor<?x?xf32>) {
 // -----
 
 func.func @unchunk_ref_rank(%x: tensor<?x8xf32>, %ref: tensor<f32>) {
-  // expected-error @below {{ref must have rank >= 1 (its dim 0 is the batch)}}
+  // expected-error @below {{'ref' must be [N, ...] (rank >= 1), got rank 0}}
   %r = rvnn.unchunk %x, %ref {dim = 1} : (tensor<?x8xf32>, tensor<f32>) -> tensor<?x?x8xf32>
   return
 }
@@ -524,7 +524,7 @@ func.func @unchunk_result(%x: tensor<8x7x16xf32>, %ref: tensor<2x?xf32>) {
 //===----------------------------------------------------------------------===//
 
 func.func @pair_merge_h_rank(%h: tensor<?xf32>, %c: tensor<?xf32>, %s: tensor<f32>) {
-  // expected-error @below {{h must be [..., S, D] with rank >= 2, got rank 1}}
+  // expected-error @below {{'h' must be [..., S, D] (rank >= 2), got rank 1}}
   %r = rvnn.pair_merge %h, %c, %s : (tensor<?xf32>, tensor<?xf32>, tensor<f32>) -> tensor<?xf32>
   return
 }
@@ -548,7 +548,7 @@ func.func @pair_merge_sel_rank(%h: tensor<?x?x8xf32>, %c: tensor<?x?x8xf32>, %s:
 // -----
 
 func.func @pair_merge_element_type(%h: tensor<?x?x8xf32>, %c: tensor<?x?x8xf64>, %s: tensor<?x?xf32>) {
-  // expected-error @below {{h, cand and sel must have one element type, got 'f32', 'f64', 'f32'}}
+  // expected-error @below {{'cand' element type 'f64' must match 'h' element type 'f32'}}
   %r = rvnn.pair_merge %h, %c, %s : (tensor<?x?x8xf32>, tensor<?x?x8xf64>, tensor<?x?xf32>) -> tensor<?x?x8xf32>
   return
 }
@@ -556,7 +556,7 @@ func.func @pair_merge_element_type(%h: tensor<?x?x8xf32>, %c: tensor<?x?x8xf64>,
 // -----
 
 func.func @pair_merge_cand_leading(%h: tensor<2x5x?x8xf32>, %c: tensor<2x4x?x8xf32>, %s: tensor<2x5x?xf32>) {
-  // expected-error @below {{leading dim #1 of cand (4) does not match h (5)}}
+  // expected-error @below {{leading dim mismatch: 'cand' dim 1 is 4 but 'h' dim 1 is 5}}
   %r = rvnn.pair_merge %h, %c, %s : (tensor<2x5x?x8xf32>, tensor<2x4x?x8xf32>, tensor<2x5x?xf32>) -> tensor<2x5x?x8xf32>
   return
 }
@@ -564,7 +564,7 @@ func.func @pair_merge_cand_leading(%h: tensor<2x5x?x8xf32>, %c: tensor<2x4x?x8xf
 // -----
 
 func.func @pair_merge_sel_leading(%h: tensor<2x5x?x8xf32>, %c: tensor<2x5x?x8xf32>, %s: tensor<3x5x?xf32>) {
-  // expected-error @below {{leading dim #0 of sel (3) does not match h (2)}}
+  // expected-error @below {{leading dim mismatch: 'sel' dim 0 is 3 but 'h' dim 0 is 2}}
   %r = rvnn.pair_merge %h, %c, %s : (tensor<2x5x?x8xf32>, tensor<2x5x?x8xf32>, tensor<3x5x?xf32>) -> tensor<2x5x?x8xf32>
   return
 }
@@ -572,7 +572,7 @@ func.func @pair_merge_sel_leading(%h: tensor<2x5x?x8xf32>, %c: tensor<2x5x?x8xf3
 // -----
 
 func.func @pair_merge_feature(%h: tensor<?x?x8xf32>, %c: tensor<?x?x4xf32>, %s: tensor<?x?xf32>) {
-  // expected-error @below {{cand feature size 4 does not match h's feature size 8}}
+  // expected-error @below {{feature dim mismatch: 'cand' dim 2 is 4 but 'h' dim 2 is 8}}
   %r = rvnn.pair_merge %h, %c, %s : (tensor<?x?x8xf32>, tensor<?x?x4xf32>, tensor<?x?xf32>) -> tensor<?x?x8xf32>
   return
 }

@@ -25,8 +25,9 @@ static LogicalResult verifyDynamicSizes(Operation *op, RankedTensorType type,
   return success();
 }
 
-static LogicalResult verifySameElementType(Operation *op, Type source,
-                                           Type result) {
+/// A view keeps its source's element type.
+static LogicalResult verifyKeepsElementType(Operation *op, Type source,
+                                            Type result) {
   if (getElementTypeOrSelf(source) != getElementTypeOrSelf(result))
     return op->emitOpError("changes the element type from ")
            << getElementTypeOrSelf(source) << " to "
@@ -125,7 +126,7 @@ LogicalResult AllocOp::verify() {
 }
 
 LogicalResult CastOp::verify() {
-  if (failed(verifySameElementType(*this, getSource().getType(), getType())))
+  if (failed(verifyKeepsElementType(*this, getSource().getType(), getType())))
     return failure();
   if (failed(verifyCompatibleShape(getSource().getType(), getType())))
     return emitOpError("casts between incompatible shapes ")
@@ -134,7 +135,7 @@ LogicalResult CastOp::verify() {
 }
 
 LogicalResult ReshapeOp::verify() {
-  if (failed(verifySameElementType(*this, getSource().getType(), getType())))
+  if (failed(verifyKeepsElementType(*this, getSource().getType(), getType())))
     return failure();
   return verifyDynamicSizes(*this, getType(), getSizes().size());
 }
@@ -165,7 +166,7 @@ LogicalResult SliceOp::verify() {
     return emitOpError("result rank ")
            << getType().getRank() << " does not match source rank " << rank
            << " less " << getDroppedDims().size() << " dropped dims";
-  return verifySameElementType(*this, getSource().getType(), getType());
+  return verifyKeepsElementType(*this, getSource().getType(), getType());
 }
 
 //===----------------------------------------------------------------------===//

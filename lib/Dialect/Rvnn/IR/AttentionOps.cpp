@@ -4,94 +4,12 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallVectorExtras.h"
-#include "llvm/ADT/StringMap.h"
-#include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
 using namespace mlir::rvnn;
 
 #define GET_OP_CLASSES
 #include "rvnn/Dialect/Rvnn/IR/RvnnAttentionOps.cpp.inc"
-
-namespace {
-/// Streams an error message into a string; converts to failure().
-class ErrorStream {
-public:
-  explicit ErrorStream(std::string &text) : os(text) { text.clear(); }
-  template <typename T> ErrorStream &operator<<(const T &value) {
-    os << value;
-    return *this;
-  }
-  operator LogicalResult() const { return failure(); }
-
-private:
-  llvm::raw_string_ostream os;
-};
-
-/// Binds the named dimensions shared by an op's operands (N, H, S, Dh): the
-/// first operand that gives a name a static size fixes it and every other
-/// operand must agree. All operands must also share one element type. The
-/// same checks serve verify() and inferReturnTypeComponents, so errors are
-/// collected as text and reported by the caller.
-class DimBinder {
-public:
-  /// Checks the operand `name` of type `type` against `layout`, e.g.
-  /// {"N", "S"}, and refines the bindings with its static sizes.
-  LogicalResult bind(StringRef name, Type type, ArrayRef<StringRef> layout) {
-    auto tensor = dyn_cast<RankedTensorType>(type);
-    if (!tensor)
-      return fail() << "'" << name << "' must be a ranked tensor, got '" << type
-                    << "'";
-    if (tensor.getRank() != static_cast<int64_t>(layout.size())) {
-      ErrorStream error = fail();
-      error << "'" << name << "' must have rank " << layout.size() << " ([";
-      llvm::interleaveComma(layout, error);
-      return error << "]), got '" << type << "'";
-    }
-    if (!elementType) {
-      elementType = tensor.getElementType();
-      elementFrom = name;
-    } else if (elementType != tensor.getElementType()) {
-      return fail() << "'" << name << "' element type '"
-                    << tensor.getElementType() << "' does not match '"
-                    << elementFrom << "' element type '" << elementType << "'";
-    }
-    for (auto [index, dimName] : llvm::enumerate(layout)) {
-      int64_t size = tensor.getDimSize(index);
-      Binding &binding = bindings[dimName];
-      if (!dimsCompatible(binding.size, size))
-        return fail() << "'" << name << "' dim " << index << " (" << dimName
-                      << ") is " << size << ", but " << dimName << " = "
-                      << binding.size << " from '" << binding.from << "'";
-      if (ShapedType::isDynamic(binding.size) && !ShapedType::isDynamic(size))
-        binding = {size, name};
-    }
-    return success();
-  }
-
-  /// The bound size of `dimName` (dynamic if no operand fixed it).
-  int64_t get(StringRef dimName) const {
-    auto it = bindings.find(dimName);
-    return it == bindings.end() ? ShapedType::kDynamic : it->second.size;
-  }
-
-  Type getElementType() const { return elementType; }
-  StringRef getError() const { return message; }
-
-private:
-  struct Binding {
-    int64_t size = ShapedType::kDynamic;
-    StringRef from;
-  };
-
-  ErrorStream fail() { return ErrorStream(message); }
-
-  llvm::StringMap<Binding> bindings;
-  Type elementType;
-  StringRef elementFrom;
-  std::string message;
-};
-} // namespace
 
 // Operand layouts.
 static constexpr StringRef kHeads[] = {"N", "H", "S", "Dh"};

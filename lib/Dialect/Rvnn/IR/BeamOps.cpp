@@ -14,53 +14,14 @@ using namespace mlir::rvnn;
 #include "rvnn/Dialect/Rvnn/IR/RvnnBeamOps.cpp.inc"
 
 //===----------------------------------------------------------------------===//
-// Shared shape checks
+// Beam shape checks (RvnnVerifiers.h has the dialect's general ones)
 //===----------------------------------------------------------------------===//
-
-namespace {
-/// A tensor operand with the name diagnostics use for it.
-struct Named {
-  StringRef name;
-  RankedTensorType type;
-};
-} // namespace
-
-static Named named(StringRef name, Value value) {
-  return {name, cast<RankedTensorType>(value.getType())};
-}
-
-/// `value` must have rank `rank` (at least `rank` when `atLeast`); `layout`
-/// spells the expected shape, e.g. "[N, B]".
-static LogicalResult verifyRank(Operation *op, Named value, int64_t rank,
-                                StringRef layout, bool atLeast = false) {
-  int64_t actual = value.type.getRank();
-  if (atLeast ? actual >= rank : actual == rank)
-    return success();
-  return op->emitOpError() << "'" << value.name << "' must be " << layout
-                           << " (rank " << (atLeast ? ">= " : "") << rank
-                           << "), got rank " << actual;
-}
-
-/// Dim `lhsDim` of `lhs` and dim `rhsDim` of `rhs` must be able to hold the
-/// same size; `what` names the dimension in the message ("batch dim N").
-static LogicalResult verifyDimsMatch(Operation *op, StringRef what, Named lhs,
-                                     unsigned lhsDim, Named rhs,
-                                     unsigned rhsDim) {
-  int64_t lhsSize = lhs.type.getDimSize(lhsDim);
-  int64_t rhsSize = rhs.type.getDimSize(rhsDim);
-  if (dimsCompatible(lhsSize, rhsSize))
-    return success();
-  return op->emitOpError() << what << " mismatch: '" << lhs.name << "' dim "
-                           << lhsDim << " is " << lhsSize << " but '"
-                           << rhs.name << "' dim " << rhsDim << " is "
-                           << rhsSize;
-}
 
 /// Dims 0 (batch N) and 1 (beam B) of every value must match those of the
 /// first one. Ranks must have been checked (>= 2).
 static LogicalResult verifyBatchBeamDims(Operation *op,
-                                         ArrayRef<Named> values) {
-  for (const Named &value : values.drop_front()) {
+                                         ArrayRef<NamedTensor> values) {
+  for (const NamedTensor &value : values.drop_front()) {
     if (failed(
             verifyDimsMatch(op, "batch dim N", value, 0, values.front(), 0)) ||
         failed(verifyDimsMatch(op, "beam dim B", value, 1, values.front(), 1)))
@@ -70,43 +31,13 @@ static LogicalResult verifyBatchBeamDims(Operation *op,
 }
 
 /// A static beam dimension must hold at least one beam.
-static LogicalResult verifyBeamWidth(Operation *op, Named value, unsigned dim) {
+static LogicalResult verifyBeamWidth(Operation *op, NamedTensor value,
+                                     unsigned dim) {
   int64_t size = value.type.getDimSize(dim);
   if (ShapedType::isDynamic(size) || size >= 1)
     return success();
   return op->emitOpError() << "beam width must be >= 1, but '" << value.name
                            << "' dim " << dim << " is " << size;
-}
-
-/// An integer attribute that must be >= 1 (a beam width or a factor).
-static LogicalResult verifyAtLeastOne(Operation *op, StringRef what,
-                                      int64_t value) {
-  if (value >= 1)
-    return success();
-  return op->emitOpError() << what << " must be >= 1, got " << value;
-}
-
-/// `value` (a mask) must have the shape of `ref`.
-static LogicalResult verifySameShape(Operation *op, Named value, Named ref) {
-  if (succeeded(verifyCompatibleShape(value.type, ref.type)))
-    return success();
-  return op->emitOpError() << "'" << value.name << "' type " << value.type
-                           << " must have the shape of '" << ref.name
-                           << "' type " << ref.type;
-}
-
-/// Every value must have the element type of the first one.
-static LogicalResult verifySameElementType(Operation *op,
-                                           ArrayRef<Named> values) {
-  Type expected = values.front().type.getElementType();
-  for (const Named &value : values.drop_front()) {
-    if (value.type.getElementType() != expected)
-      return op->emitOpError()
-             << "'" << value.name << "' element type "
-             << value.type.getElementType() << " must match '"
-             << values.front().name << "' element type " << expected;
-  }
-  return success();
 }
 
 //===----------------------------------------------------------------------===//
@@ -170,10 +101,10 @@ LogicalResult TopKOp::inferReturnTypeComponents(
 }
 
 LogicalResult TopKOp::verify() {
-  Named input = named("input", getInput());
-  Named mask = named("mask", getMask());
+  NamedTensor input = named("input", getInput());
+  NamedTensor mask = named("mask", getMask());
   int64_t k = getKAttr().getInt();
-  if (failed(verifyAtLeastOne(*this, "beam width k", k)) ||
+  if (failed(verifyAtLeast(*this, "beam width k", k, 1)) ||
       failed(verifyRank(*this, input, 1, "[..., S]", /*atLeast=*/true)) ||
       failed(verifySameShape(*this, mask, input)) ||
       failed(verifySameElementType(*this, {input, mask})))
@@ -251,8 +182,8 @@ LogicalResult ArgMaxOp::inferReturnTypeComponents(
 }
 
 LogicalResult ArgMaxOp::verify() {
-  Named input = named("input", getInput());
-  Named mask = named("mask", getMask());
+  NamedTensor input = named("input", getInput());
+  NamedTensor mask = named("mask", getMask());
   if (failed(verifyRank(*this, input, 1, "[..., S]", /*atLeast=*/true)) ||
       failed(verifySameShape(*this, mask, input)) ||
       failed(verifySameElementType(*this, {input, mask})))
@@ -281,8 +212,8 @@ LogicalResult OneHotOp::inferReturnTypeComponents(
 }
 
 LogicalResult OneHotOp::verify() {
-  Named indices = named("indices", getIndices());
-  Named ref = named("ref", getRef());
+  NamedTensor indices = named("indices", getIndices());
+  NamedTensor ref = named("ref", getRef());
   if (failed(verifyRank(*this, indices, 1, "[..., K]", /*atLeast=*/true)) ||
       failed(verifyRank(*this, ref, indices.type.getRank(),
                         "[..., S] with the rank of 'indices'")))
@@ -314,9 +245,9 @@ LogicalResult BeamGatherOp::inferReturnTypeComponents(
 }
 
 LogicalResult BeamGatherOp::verify() {
-  Named input = named("input", getInput());
-  Named indices = named("indices", getIndices());
-  if (failed(verifyAtLeastOne(*this, "factor", getFactorAttr().getInt())) ||
+  NamedTensor input = named("input", getInput());
+  NamedTensor indices = named("indices", getIndices());
+  if (failed(verifyAtLeast(*this, "factor", getFactorAttr().getInt(), 1)) ||
       failed(verifyRank(*this, input, 2, "[N, B, ...]", /*atLeast=*/true)) ||
       failed(verifyRank(*this, indices, 2, "[N, K]")) ||
       failed(verifyDimsMatch(*this, "batch dim N", indices, 0, input, 0)) ||
@@ -372,8 +303,8 @@ LogicalResult BeamExpandOp::inferReturnTypeComponents(
 }
 
 LogicalResult BeamExpandOp::verify() {
-  Named input = named("input", getInput());
-  if (failed(verifyAtLeastOne(*this, "factor", getFactorAttr().getInt())) ||
+  NamedTensor input = named("input", getInput());
+  if (failed(verifyAtLeast(*this, "factor", getFactorAttr().getInt(), 1)) ||
       failed(verifyRank(*this, input, 2, "[N, B, ...]", /*atLeast=*/true)) ||
       failed(verifyBeamWidth(*this, input, 1)))
     return failure();
@@ -436,9 +367,9 @@ LogicalResult BeamAccumulateOp::inferReturnTypeComponents(
 }
 
 LogicalResult BeamAccumulateOp::verify() {
-  Named accu = named("accu", getAccu());
-  Named probs = named("probs", getProbs());
-  Named indices = named("indices", getIndices());
+  NamedTensor accu = named("accu", getAccu());
+  NamedTensor probs = named("probs", getProbs());
+  NamedTensor indices = named("indices", getIndices());
   if (failed(verifyRank(*this, accu, 2, "[N, B]")) ||
       failed(verifyRank(*this, probs, 3, "[N, B, S]")) ||
       failed(verifyRank(*this, indices, 3, "[N, B, K]")) ||
@@ -469,8 +400,8 @@ LogicalResult BeamAlignOp::inferReturnTypeComponents(
 }
 
 LogicalResult BeamAlignOp::verify() {
-  Named accu = named("accu", getAccu());
-  Named beamMask = named("beam_mask", getBeamMask());
+  NamedTensor accu = named("accu", getAccu());
+  NamedTensor beamMask = named("beam_mask", getBeamMask());
   double temperature = getTemperature().convertToDouble();
   if (!(temperature > 0.0) || std::isinf(temperature))
     return emitOpError() << "temperature must be finite and > 0, got "
@@ -506,9 +437,9 @@ LogicalResult BeamMarginalizeOp::inferReturnTypeComponents(
 }
 
 LogicalResult BeamMarginalizeOp::verify() {
-  Named roots = named("roots", getRoots());
-  Named accu = named("accu", getAccu());
-  Named beamMask = named("beam_mask", getBeamMask());
+  NamedTensor roots = named("roots", getRoots());
+  NamedTensor accu = named("accu", getAccu());
+  NamedTensor beamMask = named("beam_mask", getBeamMask());
   if (failed(verifyRank(*this, roots, 3, "[N, B, D]")) ||
       failed(verifyRank(*this, accu, 2, "[N, B]")) ||
       failed(verifyRank(*this, beamMask, 2, "[N, B]")) ||

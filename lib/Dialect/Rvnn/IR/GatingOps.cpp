@@ -15,51 +15,17 @@ using namespace mlir::rvnn;
 // Shared by the gated mixes (gate, soft_depth_mix)
 //===----------------------------------------------------------------------===//
 
-/// Checks that `from` broadcasts NumPy-style to `to`: aligned from the right,
-/// `from` has at most `to`'s rank and each of its dims is 1 or compatible
-/// with the matching dim of `to`.
-static LogicalResult verifyBroadcastable(Operation *op, StringRef fromName,
-                                         RankedTensorType from,
-                                         StringRef toName,
-                                         RankedTensorType to) {
-  auto emitMismatch = [&]() {
-    return op->emitOpError() << "'" << fromName << "' of type " << from
-                             << " does not broadcast to '" << toName
-                             << "' of type " << to << ": ";
-  };
-  int64_t offset = to.getRank() - from.getRank();
-  if (offset < 0)
-    return emitMismatch() << "rank " << from.getRank() << " exceeds rank "
-                          << to.getRank();
-  for (auto [index, size] : llvm::enumerate(from.getShape())) {
-    int64_t target = to.getDimSize(offset + index);
-    if (size != 1 && !dimsCompatible(size, target))
-      return emitMismatch() << "dim " << index << " is " << size
-                            << ", expected 1 or " << target;
-  }
-  return success();
-}
-
 /// Verifies the operands of a gated mix `gate ⊙ lhs + (1 - gate) ⊙ rhs`:
 /// `lhs` and `rhs` have compatible types, and `gate` has their element type
 /// and broadcasts to them.
 static LogicalResult verifyGatedMix(Operation *op, StringRef gateName,
                                     Value gate, StringRef lhsName, Value lhs,
                                     StringRef rhsName, Value rhs) {
-  auto gateType = cast<RankedTensorType>(gate.getType());
-  auto lhsType = cast<RankedTensorType>(lhs.getType());
-  auto rhsType = cast<RankedTensorType>(rhs.getType());
-  if (lhsType.getElementType() != rhsType.getElementType() ||
-      failed(verifyCompatibleShape(lhsType, rhsType)))
-    return op->emitOpError()
-           << "'" << rhsName << "' type " << rhsType << " does not match '"
-           << lhsName << "' type " << lhsType;
-  if (gateType.getElementType() != lhsType.getElementType())
-    return op->emitOpError()
-           << "'" << gateName << "' element type " << gateType.getElementType()
-           << " does not match '" << lhsName << "' element type "
-           << lhsType.getElementType();
-  if (failed(verifyBroadcastable(op, gateName, gateType, lhsName, lhsType)))
+  NamedTensor g = named(gateName, gate), l = named(lhsName, lhs),
+              r = named(rhsName, rhs);
+  if (failed(verifySameElementType(op, {l, r, g})) ||
+      failed(verifySameShape(op, r, l)) ||
+      failed(verifyBroadcastable(op, g, l)))
     return failure();
   return verifyInferredShapes(op);
 }
@@ -175,12 +141,9 @@ LogicalResult CumaxOp::inferReturnTypeComponents(
 }
 
 LogicalResult CumaxOp::verify() {
-  int64_t rank = getX().getType().getRank();
-  int64_t dim = getDim();
-  if (dim < 0 || dim >= rank)
-    return emitOpError("dim ")
-           << dim << " is out of range for 'x' of rank " << rank
-           << " (expects 0 <= dim < " << rank << ")";
+  if (failed(verifyDimInRange(getOperation(), getDim(),
+                              getX().getType().getRank(), /*fromEnd=*/false)))
+    return failure();
   return verifyInferredShapes(getOperation());
 }
 

@@ -28,17 +28,6 @@ inferSameAsInput(std::optional<Location> location, Value input,
   return success();
 }
 
-/// Checks that `dim` names a dimension of a rank-`rank` tensor; negative dims
-/// count from the end.
-static LogicalResult verifyDimInRange(Operation *op, int64_t dim,
-                                      int64_t rank) {
-  if (dim < -rank || dim >= rank)
-    return op->emitOpError("dim ")
-           << dim << " is out of range for rank " << rank << " (expected "
-           << -rank << " <= dim < " << rank << ")";
-  return success();
-}
-
 //===----------------------------------------------------------------------===//
 // Custom directives
 //===----------------------------------------------------------------------===//
@@ -177,23 +166,18 @@ LogicalResult LinearOp::inferReturnTypeComponents(
 }
 
 LogicalResult LinearOp::verify() {
-  RankedTensorType input = getInput().getType();
-  RankedTensorType weight = getWeight().getType();
-  if (input.getRank() < 1)
-    return emitOpError("input must have rank >= 1");
-  if (weight.getRank() != 2)
-    return emitOpError("weight must be [out, in], got rank ")
-           << weight.getRank();
-  if (!dimsCompatible(input.getShape().back(), weight.getDimSize(1)))
-    return emitOpError("input feature size ")
-           << input.getShape().back() << " does not match weight in-size "
-           << weight.getDimSize(1);
+  NamedTensor input = named("input", getInput());
+  NamedTensor weight = named("weight", getWeight());
+  if (failed(verifyRank(*this, input, 1, "[..., in]", /*atLeast=*/true)) ||
+      failed(verifyRank(*this, weight, 2, "[out, in]")) ||
+      failed(verifyDimsMatch(*this, "in-size", input, input.type.getRank() - 1,
+                             weight, 1)))
+    return failure();
   if (Value bias = getBias()) {
-    auto biasType = cast<RankedTensorType>(bias.getType());
-    if (biasType.getRank() != 1 ||
-        !dimsCompatible(biasType.getDimSize(0), weight.getDimSize(0)))
-      return emitOpError("bias must be [out] with out = ")
-             << weight.getDimSize(0);
+    NamedTensor biasTensor = named("bias", bias);
+    if (failed(verifyRank(*this, biasTensor, 1, "[out]")) ||
+        failed(verifyDimsMatch(*this, "out-size", biasTensor, 0, weight, 0)))
+      return failure();
   }
   return verifyInferredShapes(getOperation());
 }
@@ -217,9 +201,8 @@ LogicalResult EmbeddingOp::inferReturnTypeComponents(
 }
 
 LogicalResult EmbeddingOp::verify() {
-  RankedTensorType table = getTable().getType();
-  if (table.getRank() != 2)
-    return emitOpError("table must be [V, D], got rank ") << table.getRank();
+  if (failed(verifyRank(*this, named("table", getTable()), 2, "[V, D]")))
+    return failure();
   return verifyInferredShapes(getOperation());
 }
 
@@ -236,8 +219,9 @@ LogicalResult LayerNormOp::inferReturnTypeComponents(
 
 LogicalResult LayerNormOp::verify() {
   RankedTensorType input = getInput().getType();
-  if (input.getRank() < 1)
-    return emitOpError("input must have rank >= 1");
+  if (failed(verifyRank(*this, named("input", getInput()), 1, "[..., D]",
+                        /*atLeast=*/true)))
+    return failure();
   int64_t size = input.getShape().back();
   for (auto [name, value] : {std::pair<StringRef, Value>{"gamma", getGamma()},
                              std::pair<StringRef, Value>{"beta", getBeta()}}) {
@@ -345,7 +329,8 @@ LogicalResult SoftmaxOp::inferReturnTypeComponents(
 
 LogicalResult SoftmaxOp::verify() {
   if (failed(verifyDimInRange(getOperation(), getDim(),
-                              getInput().getType().getRank())))
+                              getInput().getType().getRank(),
+                              /*fromEnd=*/true)))
     return failure();
   return verifyInferredShapes(getOperation());
 }
@@ -358,13 +343,12 @@ LogicalResult MaskedSoftmaxOp::inferReturnTypeComponents(
 }
 
 LogicalResult MaskedSoftmaxOp::verify() {
-  RankedTensorType input = getInput().getType();
-  RankedTensorType mask = getMask().getType();
-  if (mask.getElementType() != input.getElementType() ||
-      failed(verifyCompatibleShape(mask.getShape(), input.getShape())))
-    return emitOpError("mask type ")
-           << mask << " does not match the input type " << input;
-  if (failed(verifyDimInRange(getOperation(), getDim(), input.getRank())))
+  NamedTensor input = named("input", getInput());
+  NamedTensor mask = named("mask", getMask());
+  if (failed(verifySameElementType(*this, {input, mask})) ||
+      failed(verifySameShape(*this, mask, input)) ||
+      failed(verifyDimInRange(getOperation(), getDim(), input.type.getRank(),
+                              /*fromEnd=*/true)))
     return failure();
   return verifyInferredShapes(getOperation());
 }
@@ -385,16 +369,12 @@ LogicalResult CrossEntropyOp::inferReturnTypeComponents(
 }
 
 LogicalResult CrossEntropyOp::verify() {
-  RankedTensorType logits = getLogits().getType();
-  RankedTensorType labels = getLabels().getType();
-  if (logits.getRank() != 2)
-    return emitOpError("logits must be [N, C], got rank ") << logits.getRank();
-  if (labels.getRank() != 1)
-    return emitOpError("labels must be [N], got rank ") << labels.getRank();
-  if (!dimsCompatible(labels.getDimSize(0), logits.getDimSize(0)))
-    return emitOpError("labels batch size ")
-           << labels.getDimSize(0) << " does not match logits batch size "
-           << logits.getDimSize(0);
+  NamedTensor logits = named("logits", getLogits());
+  NamedTensor labels = named("labels", getLabels());
+  if (failed(verifyRank(*this, logits, 2, "[N, C]")) ||
+      failed(verifyRank(*this, labels, 1, "[N]")) ||
+      failed(verifyDimsMatch(*this, "batch dim N", labels, 0, logits, 0)))
+    return failure();
   return verifyInferredShapes(getOperation());
 }
 
@@ -415,21 +395,11 @@ LogicalResult BroadcastLikeOp::inferReturnTypeComponents(
 }
 
 LogicalResult BroadcastLikeOp::verify() {
-  RankedTensorType input = getInput().getType();
-  RankedTensorType ref = getRef().getType();
-  int64_t offset = ref.getRank() - input.getRank();
-  if (offset < 0)
-    return emitOpError("input rank ") << input.getRank() << " exceeds the rank "
-                                      << ref.getRank() << " of ref";
-  for (auto [index, size] : llvm::enumerate(input.getShape())) {
-    int64_t target = ref.getDimSize(index + offset);
-    // A dynamic input dim may be 1 at run time; a dynamic ref dim may equal
-    // the input dim: only two different static sizes are an error.
-    if (size != 1 && !dimsCompatible(size, target))
-      return emitOpError("input dim ")
-             << index << " (size " << size << ") cannot broadcast to ref dim "
-             << index + offset << " (size " << target << ")";
-  }
+  // A dynamic input dim may be 1 at run time; a dynamic ref dim may equal
+  // the input dim: only two different static sizes are an error.
+  if (failed(verifyBroadcastable(*this, named("input", getInput()),
+                                 named("ref", getRef()))))
+    return failure();
   return verifyInferredShapes(getOperation());
 }
 
@@ -462,8 +432,8 @@ LogicalResult PoolOp::inferReturnTypeComponents(
 LogicalResult PoolOp::verify() {
   RankedTensorType h = getH().getType();
   RankedTensorType mask = getMask().getType();
-  if (h.getRank() != 3)
-    return emitOpError("h must be [N, S, D], got rank ") << h.getRank();
+  if (failed(verifyRank(*this, named("h", getH()), 3, "[N, S, D]")))
+    return failure();
   if (mask.getRank() != 2 || mask.getElementType() != h.getElementType() ||
       failed(
           verifyCompatibleShape(mask.getShape(), h.getShape().take_front(2))))

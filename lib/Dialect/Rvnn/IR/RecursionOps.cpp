@@ -25,9 +25,7 @@ static std::string dimStr(int64_t dim) {
 /// The chunk size of rvnn.chunk and rvnn.chunk_depth: a chunk of one item
 /// would never shrink the sequence.
 static LogicalResult verifyChunkSize(Operation *op, int64_t size) {
-  if (size < 2)
-    return op->emitOpError("size must be >= 2, got ") << size;
-  return success();
+  return verifyAtLeast(op, "size", size, 2);
 }
 
 /// The parent ops verify their body's yield before the generic verifier has
@@ -195,15 +193,15 @@ LogicalResult RecurseOp::verify() {
   bool hasMaxSteps = static_cast<bool>(getMaxSteps());
 
   // Bounds.
-  if (steps && *steps < 1)
-    return emitOpError("steps must be >= 1, got ") << *steps;
+  if (steps && failed(verifyAtLeast(*this, "steps", *steps, 1)))
+    return failure();
   if (IntegerAttr evalSteps = getEvalStepsAttr()) {
     if (policy != HaltingPolicy::fixed)
       return emitOpError("eval_steps is only valid with halting <fixed>, "
                          "not <")
              << policyName << ">";
-    if (evalSteps.getInt() < 1)
-      return emitOpError("eval_steps must be >= 1, got ") << evalSteps.getInt();
+    if (failed(verifyAtLeast(*this, "eval_steps", evalSteps.getInt(), 1)))
+      return failure();
   }
   if (policy == HaltingPolicy::fixed) {
     if (!steps)
@@ -465,20 +463,18 @@ LogicalResult BalancedReduceOp::inferReturnTypeComponents(
 
 LogicalResult BalancedReduceOp::verify() {
   int64_t arity = getArityAttr().getInt();
-  if (arity < 2)
-    return emitOpError("arity must be >= 2, got ") << arity;
   RankedTensorType h = getH().getType();
   RankedTensorType mask = getMask().getType();
-  if (h.getRank() != 3)
-    return emitOpError("h must be [N, S, D], got rank ") << h.getRank();
-  if (mask.getRank() != 2)
-    return emitOpError("mask must be [N, S], got rank ") << mask.getRank();
-  if (!dimsCompatible(mask.getDimSize(0), h.getDimSize(0)) ||
-      !dimsCompatible(mask.getDimSize(1), h.getDimSize(1)))
-    return emitOpError("mask [")
-           << dimStr(mask.getDimSize(0)) << ", " << dimStr(mask.getDimSize(1))
-           << "] does not match the batch and sequence dims of h ["
-           << dimStr(h.getDimSize(0)) << ", " << dimStr(h.getDimSize(1)) << "]";
+  NamedTensor hTensor = named("h", getH());
+  NamedTensor maskTensor = named("mask", getMask());
+  if (failed(verifyAtLeast(*this, "arity", arity, 2)) ||
+      failed(verifyRank(*this, hTensor, 3, "[N, S, D]")) ||
+      failed(verifyRank(*this, maskTensor, 2, "[N, S]")) ||
+      failed(
+          verifyDimsMatch(*this, "batch dim N", maskTensor, 0, hTensor, 0)) ||
+      failed(
+          verifyDimsMatch(*this, "sequence dim S", maskTensor, 1, hTensor, 1)))
+    return failure();
 
   // Body: (children [?, k, D], mask [?, k]) -> parents [?, D].
   Block &block = getBody().front();
@@ -594,25 +590,23 @@ LogicalResult ChunkOp::verify() {
   int64_t size = getSizeAttr().getInt();
   int64_t dim = getDimAttr().getInt();
   auto x = cast<RankedTensorType>(getX().getType());
-  RankedTensorType mask = getMask().getType();
   if (failed(verifyChunkSize(getOperation(), size)))
     return failure();
-  if (x.getRank() < 2)
-    return emitOpError("x must have rank >= 2 (a batch dim and a sequence "
-                       "dim), got rank ")
-           << x.getRank();
+  if (failed(verifyRank(*this, named("x", getX()), 2, "[N, ..., S, ...]",
+                        /*atLeast=*/true)))
+    return failure();
   if (dim < 1 || dim >= x.getRank())
     return emitOpError("dim must be in [1, ")
            << x.getRank() << ") (dim 0 is the batch), got " << dim;
-  if (mask.getRank() != 2)
-    return emitOpError("mask must be [N, S], got rank ") << mask.getRank();
-  if (!dimsCompatible(mask.getDimSize(0), x.getDimSize(0)) ||
-      !dimsCompatible(mask.getDimSize(1), x.getDimSize(dim)))
-    return emitOpError("mask [")
-           << dimStr(mask.getDimSize(0)) << ", " << dimStr(mask.getDimSize(1))
-           << "] does not match x's batch dim " << dimStr(x.getDimSize(0))
-           << " and sequence dim (dim " << dim << ") "
-           << dimStr(x.getDimSize(dim));
+  if (failed(verifyRank(*this, named("mask", getMask()), 2, "[N, S]")))
+    return failure();
+  NamedTensor xTensor = named("x", getX()),
+              maskTensor = named("mask", getMask());
+  if (failed(
+          verifyDimsMatch(*this, "batch dim N", maskTensor, 0, xTensor, 0)) ||
+      failed(verifyDimsMatch(*this, "sequence dim S", maskTensor, 1, xTensor,
+                             dim)))
+    return failure();
   return verifyInferredShapes(getOperation());
 }
 
@@ -715,10 +709,11 @@ LogicalResult UnchunkOp::verify() {
   auto x = cast<RankedTensorType>(getX().getType());
   auto ref = cast<RankedTensorType>(getRef().getType());
   int64_t dim = getDimAttr().getInt();
-  if (x.getRank() < 1)
-    return emitOpError("x must have rank >= 1 (dim 0 is N·S1)");
-  if (ref.getRank() < 1)
-    return emitOpError("ref must have rank >= 1 (its dim 0 is the batch)");
+  if (failed(verifyRank(*this, named("x", getX()), 1, "[N·S1, ...]",
+                        /*atLeast=*/true)) ||
+      failed(verifyRank(*this, named("ref", getRef()), 1, "[N, ...]",
+                        /*atLeast=*/true)))
+    return failure();
   if (dim < 1 || dim > x.getRank())
     return emitOpError("dim must be in [1, ")
            << x.getRank() << "] (dim 0 is the batch), got " << dim;
@@ -778,35 +773,28 @@ LogicalResult PairMergeOp::verify() {
   RankedTensorType cand = getCand().getType();
   RankedTensorType sel = getSel().getType();
   int64_t rank = h.getRank();
-  if (rank < 2)
-    return emitOpError("h must be [..., S, D] with rank >= 2, got rank ")
-           << rank;
+  if (failed(verifyRank(*this, named("h", getH()), 2, "[..., S, D]",
+                        /*atLeast=*/true)))
+    return failure();
   if (cand.getRank() != rank)
     return emitOpError("cand must have the rank of h (")
            << rank << "), got rank " << cand.getRank();
   if (sel.getRank() != rank - 1)
     return emitOpError("sel must be [..., S-1] with rank ")
            << rank - 1 << ", got rank " << sel.getRank();
-  if (cand.getElementType() != h.getElementType() ||
-      sel.getElementType() != h.getElementType())
-    return emitOpError("h, cand and sel must have one element type, got ")
-           << h.getElementType() << ", " << cand.getElementType() << ", "
-           << sel.getElementType();
-  for (int64_t i = 0; i < rank - 2; ++i) {
-    if (!dimsCompatible(cand.getDimSize(i), h.getDimSize(i)))
-      return emitOpError("leading dim #")
-             << i << " of cand (" << dimStr(cand.getDimSize(i))
-             << ") does not match h (" << dimStr(h.getDimSize(i)) << ")";
-    if (!dimsCompatible(sel.getDimSize(i), h.getDimSize(i)))
-      return emitOpError("leading dim #")
-             << i << " of sel (" << dimStr(sel.getDimSize(i))
-             << ") does not match h (" << dimStr(h.getDimSize(i)) << ")";
-  }
-  if (!dimsCompatible(cand.getDimSize(rank - 1), h.getDimSize(rank - 1)))
-    return emitOpError("cand feature size ")
-           << dimStr(cand.getDimSize(rank - 1))
-           << " does not match h's feature size "
-           << dimStr(h.getDimSize(rank - 1));
+  NamedTensor hTensor = named("h", getH()),
+              candTensor = named("cand", getCand()),
+              selTensor = named("sel", getSel());
+  if (failed(verifySameElementType(*this, {hTensor, candTensor, selTensor})))
+    return failure();
+  for (unsigned i = 0; i + 2 < rank; ++i)
+    if (failed(
+            verifyDimsMatch(*this, "leading dim", candTensor, i, hTensor, i)) ||
+        failed(verifyDimsMatch(*this, "leading dim", selTensor, i, hTensor, i)))
+      return failure();
+  if (failed(verifyDimsMatch(*this, "feature dim", candTensor, rank - 1,
+                             hTensor, rank - 1)))
+    return failure();
 
   int64_t seqLen = h.getDimSize(rank - 2);
   int64_t candLen = cand.getDimSize(rank - 2);

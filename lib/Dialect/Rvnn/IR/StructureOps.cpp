@@ -34,10 +34,11 @@ static LogicalResult verifyKindAttr(ExposeStructureOp op, StringRef name,
   if (wanted && required && !value)
     return op.emitOpError()
            << "kind '" << kind << "' requires the '" << name << "' attribute";
-  if (value && static_cast<int64_t>(*value) < static_cast<int64_t>(least))
-    return op.emitOpError() << "'" << name << "' must be >= " << least
-                            << ", got " << static_cast<int64_t>(*value);
-  return success();
+  if (!value)
+    return success();
+  return verifyAtLeast(op, ("'" + name + "'").str(),
+                       static_cast<int64_t>(*value),
+                       static_cast<int64_t>(least));
 }
 
 LogicalResult ExposeStructureOp::verify() {

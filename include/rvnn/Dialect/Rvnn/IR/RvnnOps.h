@@ -10,6 +10,7 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "rvnn/Dialect/Rvnn/IR/RvnnDialect.h"
+#include "rvnn/Dialect/Rvnn/IR/RvnnVerifiers.h"
 
 namespace mlir::rvnn {
 /// True when two dimension sizes can describe the same runtime size.
@@ -33,10 +34,6 @@ struct StructureTraceResource
   StringRef getName() final { return "rvnn::StructureTrace"; }
 };
 
-/// Checks every result type of `op` against the shapes its
-/// InferShapedTypeOpInterface computes: same rank, same element type, and
-/// every static dim equal where both sides are static.
-LogicalResult verifyInferredShapes(Operation *op);
 } // namespace mlir::rvnn
 
 #define GET_OP_CLASSES
