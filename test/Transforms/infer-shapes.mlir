@@ -165,7 +165,7 @@ func.func @result_conflict(%x: tensor<3x8xf32>, %w: tensor<16x8xf32>, %v: tensor
 // CHECK: rvnn.linear %[[C]], {{.*}} : (tensor<?x?xf32>, tensor<4x7xf32>) -> tensor<?x4xf32>
 func.func @verifier_mismatch(%x: tensor<?x8xf32>, %w: tensor<16x8xf32>, %v: tensor<4x7xf32>) -> tensor<?x4xf32> {
   %a = rvnn.linear %x, %w : (tensor<?x8xf32>, tensor<16x8xf32>) -> tensor<?x?xf32>
-  // expected-warning @+1 {{refined operand types 'tensor<?x16xf32>', 'tensor<4x7xf32>' do not verify ('rvnn.linear' op input feature size 16 does not match weight in-size 7)}}
+  // expected-warning @+1 {{refined operand types 'tensor<?x16xf32>', 'tensor<4x7xf32>' do not verify ('rvnn.linear' op in-size mismatch: 'input' dim 1 is 16 but 'weight' dim 1 is 7)}}
   %y = rvnn.linear %a, %v : (tensor<?x?xf32>, tensor<4x7xf32>) -> tensor<?x4xf32>
   return %y : tensor<?x4xf32>
 }
