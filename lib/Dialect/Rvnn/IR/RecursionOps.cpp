@@ -590,18 +590,18 @@ LogicalResult ChunkOp::verify() {
   int64_t size = getSizeAttr().getInt();
   int64_t dim = getDimAttr().getInt();
   auto x = cast<RankedTensorType>(getX().getType());
+  NamedTensor xTensor = named("x", getX()),
+              maskTensor = named("mask", getMask());
   if (failed(verifyChunkSize(getOperation(), size)))
     return failure();
-  if (failed(verifyRank(*this, named("x", getX()), 2, "[N, ..., S, ...]",
+  if (failed(verifyRank(*this, xTensor, 2, "[N, ..., S, ...]",
                         /*atLeast=*/true)))
     return failure();
   if (dim < 1 || dim >= x.getRank())
     return emitOpError("dim must be in [1, ")
            << x.getRank() << ") (dim 0 is the batch), got " << dim;
-  if (failed(verifyRank(*this, named("mask", getMask()), 2, "[N, S]")))
+  if (failed(verifyRank(*this, maskTensor, 2, "[N, S]")))
     return failure();
-  NamedTensor xTensor = named("x", getX()),
-              maskTensor = named("mask", getMask());
   if (failed(
           verifyDimsMatch(*this, "batch dim N", maskTensor, 0, xTensor, 0)) ||
       failed(verifyDimsMatch(*this, "sequence dim S", maskTensor, 1, xTensor,
@@ -773,8 +773,10 @@ LogicalResult PairMergeOp::verify() {
   RankedTensorType cand = getCand().getType();
   RankedTensorType sel = getSel().getType();
   int64_t rank = h.getRank();
-  if (failed(verifyRank(*this, named("h", getH()), 2, "[..., S, D]",
-                        /*atLeast=*/true)))
+  NamedTensor hTensor = named("h", getH()),
+              candTensor = named("cand", getCand()),
+              selTensor = named("sel", getSel());
+  if (failed(verifyRank(*this, hTensor, 2, "[..., S, D]", /*atLeast=*/true)))
     return failure();
   if (cand.getRank() != rank)
     return emitOpError("cand must have the rank of h (")
@@ -782,9 +784,6 @@ LogicalResult PairMergeOp::verify() {
   if (sel.getRank() != rank - 1)
     return emitOpError("sel must be [..., S-1] with rank ")
            << rank - 1 << ", got rank " << sel.getRank();
-  NamedTensor hTensor = named("h", getH()),
-              candTensor = named("cand", getCand()),
-              selTensor = named("sel", getSel());
   if (failed(verifySameElementType(*this, {hTensor, candTensor, selTensor})))
     return failure();
   for (unsigned i = 0; i + 2 < rank; ++i)
