@@ -22,6 +22,7 @@
 
 #include <sys/resource.h>
 
+#include "rvnn/Runtime/BlasKernels.h"
 #include "rvnn/Runtime/CompiledModel.h"
 #include "rvnn/Runtime/Data/ListOpsGenerator.h"
 #include "rvnn/Runtime/Data/ListOpsVocab.h"
@@ -370,7 +371,8 @@ int runBench(const std::vector<std::string> &args) {
   table << (options.empty() ? ", " : "), ") << kernelsRan << " kernels, "
         << recomputePolicyName(recomputePolicy) << " policy, "
         << at::get_num_threads() << " thread(s), " << warmup << " warm-up + "
-        << steps << " timed steps\n";
+        << steps << " timed steps\n"
+        << "BLAS: " << describe(blasKernels()) << "\n";
   table << std::left << std::setw(24) << "bucket" << std::right << std::setw(10)
         << "lengths" << std::setw(7) << "batch" << std::setw(12) << "median ms"
         << std::setw(10) << "p10 ms" << std::setw(10) << "p90 ms"
@@ -417,6 +419,7 @@ int runBench(const std::vector<std::string> &args) {
                           {"config", configPath},
                           {"device", device},
                           {"threads", at::get_num_threads()},
+                          {"blas", toJson(blasKernels())},
                           {"optimiser", trainer.optimiser.name},
                           {"clip", trainer.clip},
                           {"forward_mode", evalForward ? "eval" : "train"},
