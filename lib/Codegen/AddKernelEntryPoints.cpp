@@ -16,20 +16,43 @@ using namespace mlir;
 namespace {
 constexpr llvm::StringLiteral kCInterfacePrefix = "_mlir_ciface_";
 
+/// Marks the kernel's buffer pointers `noalias`: the ABI has the caller
+/// pass each destination in memory no other argument reaches (arguments
+/// only read may overlap). Without it LLVM vectorises a loop only behind a
+/// run-time check that the destinations' address ranges do not overlap the
+/// others', which destinations that are column windows of one buffer fail.
+/// A memref argument is expanded into (allocated, aligned, offset, sizes,
+/// strides), and scalars are never pointers, so the pointers come in pairs;
+/// the kernel accesses memory through the aligned one, the second.
+void markBuffersNoAlias(LLVM::LLVMFuncOp kernel) {
+  UnitAttr unit = UnitAttr::get(kernel.getContext());
+  bool aligned = false;
+  for (auto [i, type] : llvm::enumerate(kernel.getFunctionType().getParams())) {
+    if (!isa<LLVM::LLVMPointerType>(type))
+      continue;
+    if (aligned)
+      kernel.setArgAttr(i, LLVM::LLVMDialect::getNoAliasAttrName(), unit);
+    aligned = !aligned;
+  }
+}
+
 /// Adds `rvnn_kernel_<name>(ptr %args)`: argument i of the C interface is
 /// `args[i]` when it is a pointer (a memref descriptor passed by address),
 /// else the value `args[i]` points to (a scalar).
 LogicalResult addEntryPoint(ModuleOp module, SymbolTable &symbols,
                             LLVM::LLVMFuncOp ciface) {
   StringRef name = ciface.getSymName().drop_front(kCInterfacePrefix.size());
-  // The C interface of a function with results takes the result descriptor
-  // as an extra first argument: not the destination-passing ABI.
-  if (auto impl = symbols.lookup<LLVM::LLVMFuncOp>(name))
+  if (auto impl = symbols.lookup<LLVM::LLVMFuncOp>(name)) {
+    // The C interface of a function with results takes the result
+    // descriptor as an extra first argument: not the destination-passing
+    // ABI.
     if (!isa<LLVM::LLVMVoidType>(impl.getFunctionType().getReturnType()))
       return impl.emitError("kernel '")
              << name
              << "' returns a value that is not one of its destination "
                 "arguments; kernels must be in destination-passing style";
+    markBuffersNoAlias(impl);
+  }
   std::string entryName = (mlir::rvnn::kKernelEntryPrefix + name).str();
   if (symbols.lookup(entryName))
     return ciface.emitError("symbol '") << entryName << "' already exists";

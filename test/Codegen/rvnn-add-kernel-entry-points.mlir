@@ -2,7 +2,13 @@
 
 // Every defined _mlir_ciface_<name> gets rvnn_kernel_<name>(ptr): args[i] is
 // the address of argument i's memref descriptor, passed on as is.
+// The kernel's buffer pointers (the aligned one, second of each memref's
+// pair) are noalias: the caller's destinations overlap no other argument.
+// Its scalars and the C interface are as they were.
+// CHECK-LABEL: llvm.func @k(
+// CHECK-SAME: %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr {llvm.noalias}, %{{.*}}: i64, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr {llvm.noalias}, %{{.*}}: i64)
 // CHECK-LABEL: llvm.func @_mlir_ciface_k(
+// CHECK-NOT: noalias
 // CHECK-LABEL: llvm.func @rvnn_kernel_k(
 // CHECK-SAME: %[[ARGS:.*]]: !llvm.ptr)
 // CHECK: %[[A0:.*]] = llvm.load %[[ARGS]] : !llvm.ptr -> !llvm.ptr
@@ -19,11 +25,13 @@
 // CHECK-NOT: @rvnn_kernel_ext
 // CHECK-NOT: @rvnn_kernel_plain
 module {
-  llvm.func @k(%a: !llvm.ptr, %b: !llvm.ptr) {
+  llvm.func @k(%a: !llvm.ptr, %a_aligned: !llvm.ptr, %a_offset: i64,
+               %b: !llvm.ptr, %b_aligned: !llvm.ptr, %b_offset: i64) {
     llvm.return
   }
   llvm.func @_mlir_ciface_k(%a: !llvm.ptr, %b: !llvm.ptr) {
-    llvm.call @k(%a, %b) : (!llvm.ptr, !llvm.ptr) -> ()
+    %n = llvm.mlir.constant(0 : i64) : i64
+    llvm.call @k(%a, %a, %n, %b, %b, %n) : (!llvm.ptr, !llvm.ptr, i64, !llvm.ptr, !llvm.ptr, i64) -> ()
     llvm.return
   }
   llvm.func @s(%x: f32) {

@@ -6,7 +6,8 @@
 // backward, becomes LLVM dialect with C interfaces and packed entry points.
 // Results equal to the destinations are dropped: kernels return nothing.
 
-// CHECK: llvm.func @gelu_tanh({{[^)]*}}) attributes {llvm.emit_c_interface}
+// Each memref's aligned pointer (its second) is noalias.
+// CHECK: llvm.func @gelu_tanh(%{{[^:]*}}: !llvm.ptr, %{{[^:]*}}: !llvm.ptr {llvm.noalias}, {{[^)]*}}) attributes {llvm.emit_c_interface}
 // CHECK: llvm.func @_mlir_ciface_gelu_tanh(%{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr, %{{.*}}: !llvm.ptr)
 // CHECK: llvm.func @rvnn_kernel_gelu_tanh(%{{.*}}: !llvm.ptr)
 // CHECK: llvm.call @_mlir_ciface_gelu_tanh(

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <iostream>
+#include <limits>
 #include <mutex>
 #include <sstream>
 
@@ -49,6 +50,70 @@ Tensor kernelOperand(const Tensor &tensor) {
     return row.expand(tensor.sizes());
   }
   return tensor.contiguous();
+}
+
+/// Whether `a` and `b` are laid out as windows of the same rows: one
+/// storage, the same sizes and strides in every leading dim with more than
+/// one element (a unit dim's stride is never stepped), the last dim
+/// contiguous. CPU only: rvnn-cuda-v1 takes contiguous operands.
+bool sameRows(const Tensor &a, const Tensor &b) {
+  if (!a.is_cpu() || !a.is_alias_of(b) || a.dim() != b.dim() || a.dim() == 0 ||
+      a.stride(-1) != 1 || b.stride(-1) != 1)
+    return false;
+  for (int64_t d = 0; d + 1 < a.dim(); ++d)
+    if (a.size(d) != b.size(d) || (a.size(d) > 1 && a.stride(d) != b.stride(d)))
+      return false;
+  return true;
+}
+
+/// The shortest step between rows of `window` (its smallest stride over
+/// leading dims with more than one element); no bound without such dims.
+int64_t rowStep(const Tensor &window) {
+  int64_t step = std::numeric_limits<int64_t>::max();
+  for (int64_t d = 0; d + 1 < window.dim(); ++d)
+    if (window.size(d) > 1)
+      step = std::min(step, window.stride(d));
+  return step;
+}
+
+/// Gradient buffers for a kernel's inputs, for its `_grad` entry point to
+/// write. Inputs that are disjoint column windows of the rows of one tensor
+/// (the GRC cell's gate windows of its second linear's result; its left and
+/// right children) get the same windows of one new buffer, so that joining
+/// their gradients afterwards (the derived backward's concat) is a view of
+/// it, not a copy (ViewOps.cpp).
+std::vector<Tensor> inputGradBuffers(const std::vector<Tensor> &inputs) {
+  std::vector<Tensor> grads(inputs.size());
+  for (size_t first = 0; first < inputs.size(); ++first) {
+    if (grads[first].defined())
+      continue;
+    const Tensor &base = inputs[first];
+    std::vector<size_t> group;
+    for (size_t i = first; i < inputs.size(); ++i)
+      if (!grads[i].defined() && (i == first || sameRows(base, inputs[i])))
+        group.push_back(i);
+    std::sort(group.begin(), group.end(), [&](size_t a, size_t b) {
+      return inputs[a].storage_offset() < inputs[b].storage_offset();
+    });
+    const int64_t start = inputs[group.front()].storage_offset();
+    int64_t end = start;
+    bool disjoint = group.size() > 1;
+    for (size_t i : group) {
+      disjoint = disjoint && inputs[i].storage_offset() >= end;
+      end = inputs[i].storage_offset() + inputs[i].size(-1);
+    }
+    if (!disjoint || end - start > rowStep(base)) {
+      grads[first] = at::empty(base.sizes(), base.options());
+      continue;
+    }
+    std::vector<int64_t> sizes = base.sizes().vec();
+    sizes.back() = end - start;
+    const Tensor buffer = at::empty(sizes, base.options());
+    for (size_t i : group)
+      grads[i] = buffer.narrow(-1, inputs[i].storage_offset() - start,
+                               inputs[i].size(-1));
+  }
+  return grads;
 }
 
 /// The MLIR strided memref descriptor of each of `tensors`
@@ -154,11 +219,13 @@ std::vector<Tensor> generatedKernelGrads(const GeneratedKernel &kernel,
   const int64_t numel = c10::multiply_integers(sizes);
   const bool runs = numel > 0;
   std::vector<Tensor> inputGrads;
-  for (const Tensor &input : inputs) {
-    inputGrads.push_back(runs ? at::empty(input.sizes(), input.options())
-                              : at::zeros(input.sizes(), input.options()));
-    args.push_back(inputGrads.back());
+  if (runs) {
+    inputGrads = inputGradBuffers(inputs);
+  } else {
+    for (const Tensor &input : inputs)
+      inputGrads.push_back(at::zeros(input.sizes(), input.options()));
   }
+  args.insert(args.end(), inputGrads.begin(), inputGrads.end());
   if (runs)
     callKernel(kernel, Entry::Backward, args, numel);
   return inputGrads;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <optional>
 
 namespace rvnn::runtime {
 namespace {
@@ -159,13 +160,42 @@ void slice(Executor &, const PlanOp &op, Frame &frame) {
                   stridedSlice(frame.tensor(op, 0), spec, /*dropDims=*/true));
 }
 
+/// `inputs` joined along `dim` as a view, where they already lie side by
+/// side in one buffer in their order: one storage, the same sizes but
+/// along `dim` and the same strides, each starting where the one before
+/// ends (the gradients a kernel wrote into windows of one buffer,
+/// DispatchOps.cpp). Not under autograd: the view's backward would not
+/// reach the inputs.
+std::optional<Tensor> adjacentView(const std::vector<Tensor> &inputs,
+                                   int64_t dim) {
+  const Tensor &first = inputs.front();
+  if (inputs.size() < 2 || first.dim() == 0)
+    return std::nullopt;
+  dim = c10::maybe_wrap_dim(dim, first.dim());
+  int64_t next = first.storage_offset(), size = 0;
+  for (const Tensor &input : inputs) {
+    if (!input.is_alias_of(first) || input.strides() != first.strides() ||
+        input.storage_offset() != next ||
+        (torch::GradMode::is_enabled() && input.requires_grad()))
+      return std::nullopt;
+    for (int64_t d = 0; d < first.dim(); ++d)
+      if (d != dim && input.size(d) != first.size(d))
+        return std::nullopt;
+    next += input.size(dim) * first.stride(dim);
+    size += input.size(dim);
+  }
+  std::vector<int64_t> sizes = first.sizes().vec();
+  sizes[dim] = size;
+  return first.as_strided(sizes, first.strides(), first.storage_offset());
+}
+
 void concat(Executor &, const PlanOp &op, Frame &frame) {
   std::vector<Tensor> inputs;
   for (size_t i = 0; i < op.operands.size(); ++i)
     inputs.push_back(frame.tensor(op, i));
-  frame.setResult(
-      op, 0,
-      torch::cat(inputs, attrAs<int64_t>(op, exec::ConcatOp::attr::dim)));
+  const auto dim = attrAs<int64_t>(op, exec::ConcatOp::attr::dim);
+  std::optional<Tensor> view = adjacentView(inputs, dim);
+  frame.setResult(op, 0, view ? *view : torch::cat(inputs, dim));
 }
 
 /// Result dim i is input dim permutation[i].

@@ -7,6 +7,7 @@
 #endif
 
 #include <ATen/Dispatch.h>
+#include <torch/autograd.h>
 
 #include <algorithm>
 #include <vector>
@@ -33,29 +34,97 @@ torch::Tensor padRight(const torch::Tensor &x, int64_t dim, int64_t count) {
 constexpr int64_t kFewestSkipped = 32;
 constexpr int64_t kSkippedShare = 32;
 
-/// The indices of the groups of `mask` `[M, k]` with a real child after the
-/// first. On the CPU one pass over the mask, not five ATen ops per level: at
-/// batch 1 there is rarely more than one group without.
-torch::Tensor pairedGroups(const torch::Tensor &mask) {
-  if (!mask.device().is_cpu() || !mask.is_floating_point())
-    return mask.narrow(1, 1, mask.size(1) - 1)
-        .ne(0)
-        .any(1)
-        .nonzero()
-        .squeeze(1);
+/// The groups of a level split by whether they have a real child after the
+/// first: `paired` ones go to the reducer, `unpaired` ones pass their first
+/// child up. Indices into the level's groups, ascending.
+struct GroupSplit {
+  torch::Tensor paired, unpaired;
+};
+
+/// The split of the groups of `mask` `[M, k]`. On the CPU one pass over the
+/// mask, not five ATen ops per level: at batch 1 there is rarely more than
+/// one unpaired group.
+GroupSplit splitGroups(const torch::Tensor &mask) {
+  if (!mask.device().is_cpu() || !mask.is_floating_point()) {
+    const torch::Tensor paired =
+        mask.narrow(1, 1, mask.size(1) - 1).ne(0).any(1);
+    return {paired.nonzero().squeeze(1),
+            paired.logical_not().nonzero().squeeze(1)};
+  }
   const torch::Tensor m = mask.contiguous();
   const int64_t groups = m.size(0), k = m.size(1);
-  std::vector<int64_t> paired;
+  std::vector<int64_t> paired, unpaired;
   paired.reserve(groups);
-  AT_DISPATCH_FLOATING_TYPES(m.scalar_type(), "paired_groups", [&] {
+  AT_DISPATCH_FLOATING_TYPES(m.scalar_type(), "split_groups", [&] {
     const scalar_t *row = m.data_ptr<scalar_t>();
     for (int64_t g = 0; g < groups; ++g, row += k)
-      if (std::any_of(row + 1, row + k,
-                      [](scalar_t v) { return v != scalar_t(0); }))
-        paired.push_back(g);
+      (std::any_of(row + 1, row + k,
+                   [](scalar_t v) { return v != scalar_t(0); })
+           ? paired
+           : unpaired)
+          .push_back(g);
   });
-  return torch::tensor(paired, m.options().dtype(torch::kLong));
+  const auto options = m.options().dtype(torch::kLong);
+  return {torch::tensor(paired, options), torch::tensor(unpaired, options)};
 }
+
+/// The children `[M, k, D]` of a level's paired groups, and the first child
+/// `[U, D]` of each unpaired one. One autograd node whose backward writes
+/// both cotangents into one zero tensor; index_select and select would each
+/// build a zero tensor of the children's shape, for autograd to add.
+struct PartitionGroups : torch::autograd::Function<PartitionGroups> {
+  static torch::autograd::variable_list
+  forward(torch::autograd::AutogradContext *ctx, const torch::Tensor &children,
+          const torch::Tensor &paired, const torch::Tensor &unpaired) {
+    ctx->saved_data["sizes"] = children.sizes();
+    ctx->save_for_backward({paired, unpaired});
+    return {children.index_select(0, paired),
+            children.select(1, 0).index_select(0, unpaired)};
+  }
+
+  static torch::autograd::variable_list
+  backward(torch::autograd::AutogradContext *ctx,
+           torch::autograd::variable_list grads) {
+    const auto rows = ctx->get_saved_variables();
+    const torch::Tensor &some = grads[0].defined() ? grads[0] : grads[1];
+    torch::Tensor children =
+        at::zeros(ctx->saved_data["sizes"].toIntVector(), some.options());
+    if (grads[0].defined())
+      children.index_copy_(0, rows[0], grads[0]);
+    if (grads[1].defined())
+      children.select(1, 0).index_copy_(0, rows[1], grads[1]);
+    return {children, torch::Tensor(), torch::Tensor()};
+  }
+};
+
+/// The level's parents: `fromPaired` `[P, D]` at rows `paired`,
+/// `fromUnpaired` `[U, D]` at rows `unpaired`. Its backward gathers the two
+/// cotangents; index_copy's would clone the whole cotangent and zero the
+/// copied rows first.
+struct InterleaveRows : torch::autograd::Function<InterleaveRows> {
+  static torch::Tensor forward(torch::autograd::AutogradContext *ctx,
+                               const torch::Tensor &fromPaired,
+                               const torch::Tensor &fromUnpaired,
+                               const torch::Tensor &paired,
+                               const torch::Tensor &unpaired) {
+    ctx->save_for_backward({paired, unpaired});
+    torch::Tensor rows =
+        at::empty({paired.numel() + unpaired.numel(), fromPaired.size(1)},
+                  fromPaired.options());
+    rows.index_copy_(0, paired, fromPaired);
+    rows.index_copy_(0, unpaired, fromUnpaired);
+    return rows;
+  }
+
+  static torch::autograd::variable_list
+  backward(torch::autograd::AutogradContext *ctx,
+           torch::autograd::variable_list grads) {
+    const auto rows = ctx->get_saved_variables();
+    return {grads[0].index_select(0, rows[0]),
+            grads[0].index_select(0, rows[1]), torch::Tensor(),
+            torch::Tensor()};
+  }
+};
 
 /// The parents of `children` `[M, k, D]` (mask `[M, k]`). The reducer gives
 /// a group whose children after the first are all padding its first child
@@ -73,17 +142,18 @@ torch::Tensor reduceGroups(const torch::Tensor &children,
                 "], got ", parents.sizes());
     return parents;
   };
-  const torch::Tensor rows = pairedGroups(mask);
-  const int64_t skipped = groups - rows.numel();
+  const GroupSplit split = splitGroups(mask);
+  const int64_t skipped = split.unpaired.numel();
   if (skipped < kFewestSkipped || skipped * kSkippedShare < groups)
     return check(reducer(children, mask), groups);
-  const torch::Tensor first = children.select(1, 0);
-  if (rows.numel() == 0)
-    return first;
+  if (split.paired.numel() == 0)
+    return children.select(1, 0);
+  const auto parts =
+      PartitionGroups::apply(children, split.paired, split.unpaired);
   const torch::Tensor parents =
-      check(reducer(children.index_select(0, rows), mask.index_select(0, rows)),
-            rows.numel());
-  return first.index_copy(0, rows, parents);
+      check(reducer(parts[0], mask.index_select(0, split.paired)),
+            split.paired.numel());
+  return InterleaveRows::apply(parents, parts[1], split.paired, split.unpaired);
 }
 
 } // namespace

@@ -622,6 +622,43 @@ TEST_F(ExecOps, ProductWithBroadcastOnesIsTheOtherOperand) {
                    .is_same(x));
 }
 
+TEST_F(ExecOps, ConcatOfAdjacentWindowsIsAView) {
+  auto base = torch::arange(24, torch::kFloat).reshape({3, 8});
+  auto concat = [&](std::vector<RuntimeValue> parts, int64_t dim,
+                    std::vector<int64_t> shape) {
+    return tensor(exec::ConcatOp::name, std::move(parts),
+                  {"f32", std::move(shape), true}, {{"dim", dim}});
+  };
+  auto w0 = base.narrow(1, 0, 2), w1 = base.narrow(1, 2, 3),
+       w2 = base.narrow(1, 5, 3);
+  // Side by side, in order: a view of the buffer they lie in.
+  torch::Tensor whole = concat({w0, w1, w2}, 1, {3, 8});
+  EXPECT_TRUE(torch::equal(whole, base));
+  EXPECT_EQ(whole.data_ptr(), base.data_ptr());
+  torch::Tensor part = concat({w1, w2}, 1, {3, 6});
+  EXPECT_TRUE(part.is_alias_of(base));
+  EXPECT_TRUE(torch::equal(part, base.narrow(1, 2, 6)));
+  // Rows of windows with a unit dim between (the GRC cell's children).
+  torch::Tensor rows =
+      concat({w0.narrow(1, 0, 1).unsqueeze(1), w0.narrow(1, 1, 1).unsqueeze(1)},
+             1, {3, 2, 1});
+  EXPECT_TRUE(rows.is_alias_of(base));
+  EXPECT_TRUE(torch::equal(rows, w0.unsqueeze(-1)));
+  // Out of order, with a gap, or tracked by autograd: copied.
+  for (const auto &parts : {std::vector<torch::Tensor>{w1, w0, w2},
+                            std::vector<torch::Tensor>{w0, w2, w1}}) {
+    torch::Tensor copy = concat({parts[0], parts[1], parts[2]}, 1, {3, 8});
+    EXPECT_FALSE(copy.is_alias_of(base));
+    EXPECT_TRUE(torch::equal(copy, torch::cat(parts, 1)));
+  }
+  torch::Tensor tracked = base.clone().requires_grad_(true);
+  torch::Tensor joined =
+      concat({tracked.narrow(1, 0, 4), tracked.narrow(1, 4, 4)}, 1, {3, 8});
+  EXPECT_FALSE(joined.is_alias_of(tracked));
+  joined.sum().backward();
+  EXPECT_TRUE(torch::equal(tracked.grad(), torch::ones({3, 8})));
+}
+
 TEST_F(ExecOps, IndexArithRoundsAsDocumented) {
   using Kind = contract::IndexArithKind;
   EXPECT_EQ(integer(Kind::floordiv, -7, 2), -4);

@@ -345,49 +345,120 @@ PlanOp vjpOfDispatch(const PlanOp &dispatch, int64_t firstId) {
 
 } // namespace
 
+namespace {
+
+/// The vjp (vjpOfDispatch) of the first dispatch of a plan's forward, run
+/// by itself on given primals and cotangents.
+struct DispatchVjp {
+  explicit DispatchVjp(const Plan &plan) : plan(plan) {
+    const PlanFunction &forward = plan.function("forward");
+    for (const PlanOp &op : forward.body.body)
+      if (op.name == rvnn::contract::ops::DispatchOp::name) {
+        firstId = forward.numValues;
+        vjp = vjpOfDispatch(op, firstId);
+        numPrimals = static_cast<int64_t>(op.operands.size());
+        numResults = static_cast<int64_t>(op.results.size());
+        break;
+      }
+  }
+
+  /// The primals' cotangents: `values` holds the primals, then the
+  /// results' cotangents. `profile`, if given, counts the ops run.
+  std::vector<Tensor> run(KernelMode mode, const std::vector<Tensor> &values,
+                          ExecutionProfile *profile = nullptr) const {
+    ExecutionContext context;
+    context.kernelMode = mode;
+    context.profile = profile;
+    Executor executor(
+        plan, [](const std::string &) { return Tensor(); }, context);
+    Frame frame(firstId + 2 * numPrimals + numResults);
+    for (size_t i = 0; i < values.size(); ++i)
+      frame.bind(firstId + static_cast<int64_t>(i), values[i]);
+    execOpHandlers().at(vjp.name)(executor, vjp, frame);
+    std::vector<Tensor> result;
+    for (int64_t id : vjp.results)
+      result.push_back(std::get<Tensor>(frame.get(vjp, id)));
+    return result;
+  }
+
+  const Plan &plan;
+  PlanOp vjp;
+  int64_t firstId = 0, numPrimals = 0, numResults = 0;
+};
+
+/// [6, 5] values in [-2, 2] of `dtype`, one per seed from `firstSeed`.
+std::vector<Tensor> uniformValues(int64_t count, uint64_t firstSeed,
+                                  torch::ScalarType dtype) {
+  std::vector<Tensor> values;
+  for (int64_t i = 0; i < count; ++i)
+    values.push_back(rvnn::runtime::ops::testing::uniformDoubles(
+                         {6, 5}, -2.0, 2.0, firstSeed + i)
+                         .to(dtype));
+  return values;
+}
+
+} // namespace
+
 TEST_P(GeneratedKernelTest, VjpOfDispatchCallsTheGeneratedBackward) {
   // The vjp's fast rule for a dispatch under generated kernels is the
   // kernel's _grad entry point; under reference kernels it is autograd
   // through the dispatch's body. Both must agree.
   Plan plan = loadPlan(compiled(GetParam()));
-  const PlanFunction &forward = plan.function("forward");
-  const PlanOp *dispatch = nullptr;
-  for (const PlanOp &op : forward.body.body)
-    if (op.name == rvnn::contract::ops::DispatchOp::name && !dispatch)
-      dispatch = &op;
-  ASSERT_NE(dispatch, nullptr);
-  const int64_t firstId = forward.numValues;
-  PlanOp vjp = vjpOfDispatch(*dispatch, firstId);
-  const size_t numPrimals = dispatch->operands.size();
-  const size_t numResults = dispatch->results.size();
-
+  DispatchVjp vjp(plan);
+  ASSERT_GT(vjp.numPrimals, 0);
+  const std::vector<Tensor> values =
+      uniformValues(vjp.numPrimals + vjp.numResults, 40, dtype());
   auto grads = [&](KernelMode mode) {
     ExecutionProfile profile;
-    ExecutionContext context;
-    context.kernelMode = mode;
-    context.profile = &profile;
-    Executor executor(
-        plan, [](const std::string &) { return Tensor(); }, context);
-    Frame frame(firstId + static_cast<int64_t>(2 * numPrimals + numResults));
-    for (size_t i = 0; i < numPrimals + numResults; ++i)
-      frame.bind(
-          firstId + static_cast<int64_t>(i),
-          rvnn::runtime::ops::testing::uniformDoubles({6, 5}, -2.0, 2.0, 40 + i)
-              .to(dtype()));
-    execOpHandlers().at(vjp.name)(executor, vjp, frame);
+    std::vector<Tensor> result = vjp.run(mode, values, &profile);
     // The generated backward runs no op of the body; autograd runs them.
     EXPECT_EQ(profile.byOp.empty(), mode == KernelMode::Generated);
-    std::vector<Tensor> result;
-    for (int64_t id : vjp.results)
-      result.push_back(std::get<Tensor>(frame.get(vjp, id)));
     return result;
   };
   std::vector<Tensor> generated = grads(KernelMode::Generated);
   std::vector<Tensor> reference = grads(KernelMode::Reference);
-  ASSERT_EQ(generated.size(), numPrimals);
-  for (size_t i = 0; i < numPrimals; ++i)
+  ASSERT_EQ(generated.size(), static_cast<size_t>(vjp.numPrimals));
+  for (size_t i = 0; i < generated.size(); ++i)
     EXPECT_LE(maxRelativeError(generated[i], reference[i]), backwardTolerance())
         << "cotangent of primal #" << i;
+}
+
+TEST_P(GeneratedKernelTest, GradientsOfColumnWindowsShareOneBuffer) {
+  // Primals that are column windows of one tensor (a linear's gate split)
+  // get their gradients written into the same windows of one new buffer, so
+  // that concatenating them is a view; the values are the reference's.
+  Plan plan = loadPlan(compiled(GetParam()));
+  DispatchVjp vjp(plan);
+  const int64_t numPrimals = vjp.numPrimals;
+  ASSERT_GE(numPrimals, 2);
+  const Tensor wide = rvnn::runtime::ops::testing::uniformDoubles(
+                          {6, 5 * numPrimals + 3}, -2.0, 2.0, 50)
+                          .to(dtype());
+  const std::vector<Tensor> cotangents =
+      uniformValues(vjp.numResults, 60, dtype());
+  auto grads = [&](KernelMode mode, bool windows) {
+    std::vector<Tensor> values;
+    for (int64_t i = 0; i < numPrimals; ++i) {
+      Tensor window = wide.narrow(1, 5 * i, 5);
+      values.push_back(windows ? window : window.contiguous());
+    }
+    values.insert(values.end(), cotangents.begin(), cotangents.end());
+    return vjp.run(mode, values);
+  };
+  std::vector<Tensor> generated = grads(KernelMode::Generated, true);
+  std::vector<Tensor> reference = grads(KernelMode::Reference, false);
+  ASSERT_EQ(generated.size(), static_cast<size_t>(numPrimals));
+  for (int64_t i = 0; i < numPrimals; ++i) {
+    EXPECT_LE(maxRelativeError(generated[i], reference[i]), backwardTolerance())
+        << "cotangent of primal #" << i;
+    EXPECT_TRUE(generated[i].is_alias_of(generated[0])) << "primal #" << i;
+    EXPECT_EQ(generated[i].storage_offset() - generated[0].storage_offset(),
+              5 * i);
+    EXPECT_EQ(generated[i].stride(0), 5 * numPrimals);
+  }
+  // Contiguous primals each get a buffer of their own.
+  std::vector<Tensor> separate = grads(KernelMode::Generated, false);
+  EXPECT_FALSE(separate[1].is_alias_of(separate[0]));
 }
 
 INSTANTIATE_TEST_SUITE_P(Dtypes, GeneratedKernelTest,
