@@ -82,9 +82,11 @@ the step's GEMM work against this machine's SGEMM rate (measured in the same
 run): the GEMM floor is 3x the forward GEMM FLOPs (backward: two products
 per forward one) at that rate, and floor/median is the fraction of the
 machine's limit the step reaches. The GEMM replay issues every BLAS call
-that step made (forward and backward, recorded from ATen) again by itself,
-on operands of the same shapes and layouts: the time this BLAS needs for
-the step's products, which small or thin products keep above the floor.
+of a step (forward and backward, recorded from ATen in one more step of
+their own, so that the recording does not slow the profiled step's ops)
+again by itself, on operands of the same shapes and layouts: the time this
+BLAS needs for the step's products, which small or thin products keep
+above the floor.
 The peak RSS is reset before each bucket where Linux allows it
 (/proc/self/clear_refs); rss_delta is the peak minus the RSS at the
 bucket's start.
@@ -408,7 +410,7 @@ int runBench(const std::vector<std::string> &args) {
         << " BLAS calls of the step, same shapes and layouts, by themselves) = "
         << std::setprecision(3)
         << m.profile->gemmReplayMs / percentile(m.stepMs, 50)
-        << " of the step; in the profiled step they took "
+        << " of the step; in the recorded step they took "
         << std::setprecision(2) << m.profile->gemmStepMs << " ms\n";
     printProfile(table, *m.profile);
   }

@@ -66,41 +66,53 @@ double perStep(int64_t count, int64_t steps) {
   return steps ? static_cast<double>(count) / static_cast<double>(steps) : 0;
 }
 
+/// Attaches `profile` to the model's executor for one scope.
+class ProfileScope {
+public:
+  ProfileScope(runtime::ExecutionContext &context,
+               runtime::ExecutionProfile *profile)
+      : context(context) {
+    context.profile = profile;
+  }
+  ~ProfileScope() { context.profile = nullptr; }
+  ProfileScope(const ProfileScope &) = delete;
+  ProfileScope &operator=(const ProfileScope &) = delete;
+
+private:
+  runtime::ExecutionContext &context;
+};
+
 } // namespace
 
 StepProfile profileStep(runtime::CompiledModel &model,
                         const runtime::Batch &batch, bool training) {
   StepProfile result;
   runtime::ExecutionContext &context = model.executionContext();
+  // The BLAS calls are recorded in a step of their own: the recorder's
+  // observer boxes the inputs of every ATen op, which would slow the ops the
+  // profiled step times (and its first op pays the observer's set-up).
   std::vector<GemmCall> gemms;
   {
     // The compiled backward functions and ATen's CPU backward run on this
     // thread (LibTorch runs CPU backward on the caller's), so one recorder
     // sees every BLAS call of the step.
     GemmRecorder recorder;
-    context.profile = &result.forward;
-    torch::Tensor loss;
-    try {
-      loss = model.loss(batch, training);
-    } catch (...) {
-      context.profile = nullptr;
-      throw;
-    }
-    context.profile = nullptr;
-    result.backwardNodes = countBackwardNodes(loss);
-    context.profile = &result.backward;
+    model.loss(batch, training).backward();
+    gemms = std::move(recorder.calls);
+  }
+  torch::Tensor loss;
+  {
+    ProfileScope scope(context, &result.forward);
+    loss = model.loss(batch, training);
+  }
+  result.backwardNodes = countBackwardNodes(loss);
+  {
+    ProfileScope scope(context, &result.backward);
     const auto start = std::chrono::steady_clock::now();
-    try {
-      loss.backward();
-    } catch (...) {
-      context.profile = nullptr;
-      throw;
-    }
+    loss.backward();
     result.backwardMs = std::chrono::duration<double, std::milli>(
                             std::chrono::steady_clock::now() - start)
                             .count();
-    context.profile = nullptr;
-    gemms = std::move(recorder.calls);
   }
   result.gemmCalls = static_cast<int64_t>(gemms.size());
   for (const GemmCall &call : gemms)

@@ -28,7 +28,8 @@ struct StepProfile {
   double gemmStepMs = 0;
 };
 
-/// Runs forward + backward once on `batch` with a profile attached (gradients
+/// Runs forward + backward on `batch` twice: once recording its BLAS calls
+/// (GemmReplay.h), once with a profile attached and no recorder (gradients
 /// are left accumulated: call before zeroing them, or on a scratch model).
 StepProfile profileStep(runtime::CompiledModel &model,
                         const runtime::Batch &batch, bool training);
