@@ -52,11 +52,11 @@ def RvnnAddKernelEntryPoints
     not fold into one of its destination arguments) is an error: its C
     interface would take the result descriptor as an extra first argument.
 
-    The kernel's own pointer arguments (each memref's allocated and aligned
-    pointer) are marked `llvm.noalias`: the ABI has the caller pass every
-    destination in memory that no other argument reaches (arguments only
-    read may overlap each other), which lets LLVM vectorise without
-    run-time overlap checks.
+    The kernel's buffer pointers (each memref argument's aligned pointer,
+    the one its loads and stores use) are marked `llvm.noalias`: the ABI has
+    the caller pass every destination in memory that no other argument
+    reaches (arguments only read may overlap each other), which lets LLVM
+    vectorise without run-time overlap checks.
 
     Example: `rvnn-opt kernels.llvm.mlir --rvnn-add-kernel-entry-points`
   }];

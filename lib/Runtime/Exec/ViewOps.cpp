@@ -168,9 +168,9 @@ void slice(Executor &, const PlanOp &op, Frame &frame) {
 /// reach the inputs.
 std::optional<Tensor> adjacentView(const std::vector<Tensor> &inputs,
                                    int64_t dim) {
-  const Tensor &first = inputs.front();
-  if (inputs.size() < 2 || first.dim() == 0)
+  if (inputs.size() < 2 || inputs.front().dim() == 0)
     return std::nullopt;
+  const Tensor &first = inputs.front();
   dim = c10::maybe_wrap_dim(dim, first.dim());
   int64_t next = first.storage_offset(), size = 0;
   for (const Tensor &input : inputs) {
