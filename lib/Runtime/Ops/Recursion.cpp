@@ -85,14 +85,12 @@ struct PartitionGroups : torch::autograd::Function<PartitionGroups> {
   static torch::autograd::variable_list
   backward(torch::autograd::AutogradContext *ctx,
            torch::autograd::variable_list grads) {
+    // Autograd materialises the cotangent of an unused output as zeros.
     const auto rows = ctx->get_saved_variables();
-    const torch::Tensor &some = grads[0].defined() ? grads[0] : grads[1];
     torch::Tensor children =
-        at::zeros(ctx->saved_data["sizes"].toIntVector(), some.options());
-    if (grads[0].defined())
-      children.index_copy_(0, rows[0], grads[0]);
-    if (grads[1].defined())
-      children.select(1, 0).index_copy_(0, rows[1], grads[1]);
+        at::zeros(ctx->saved_data["sizes"].toIntVector(), grads[0].options());
+    children.index_copy_(0, rows[0], grads[0]);
+    children.select(1, 0).index_copy_(0, rows[1], grads[1]);
     return {children, torch::Tensor(), torch::Tensor()};
   }
 };
