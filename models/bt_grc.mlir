@@ -4,13 +4,14 @@
 // Inputs: token ids and a float mask [N, S] (1 = real token, right padding).
 //
 // State per sample: B beams (B = 1 at the start, 5 after the first step) of a
-// sequence of S' node states, h [N, B, S', D]; beam scores accu [N, B] (0 at
-// the start) and beam_mask [N, B] (1 at the start). Step i (i = 0 .. S-2)
-// turns S' = S - i nodes into S' - 1 (every sample shrinks each step):
-//   1. compose every adjacent pair, cand_j = GRC(h_j, h_{j+1}) for the
-//      P = S' - 1 pairs [N, B, P, D], and score each composed parent,
-//      logit_j = Linear(D, 1)(cand_j); p = masked_softmax(logit, pair valid),
-//      pair j valid iff token i+1+j is real.
+// sequence of S' node states, h [N, B, S', D], and of the compositions of
+// its P = S' - 1 adjacent pairs, cand [N, B, P, D], cand_j = GRC(h_j,
+// h_{j+1}); beam scores accu [N, B] (0 at the start) and beam_mask [N, B]
+// (1 at the start). Step i (i = 0 .. S-2) turns S' = S - i nodes into
+// S' - 1 (every sample shrinks each step):
+//   1. score each composed parent, logit_j = Linear(D, 1)(cand_j);
+//      p = masked_softmax(logit, pair valid), pair j valid iff token i+1+j
+//      is real.
 //   2. each beam expands into its top k = min(P, beam) pairs (ranked by p,
 //      ties to the lower index, rvnn.topk's contract: equal tokens give equal
 //      pair scores; Gumbel noise on the scores in training only); child score
@@ -21,12 +22,24 @@
 //   4. each kept child takes its parent beam's states and composed pairs and
 //      merges its selected pair in (rvnn.pair_merge, one-hot sel over the
 //      pairs); finished samples keep h[..., :-1, :] instead.
+//   5. the composed pairs follow the merge: a merge at j leaves every pair
+//      but its own and its two neighbours' as it was (pairs right of j move
+//      one to the left), and the merged node m = cand_j makes two new pairs,
+//      GRC(h_{j-1}, m) at j-1 and GRC(m, h_{j+2}) at j; finished samples keep
+//      cand[..., :-1, :].
+// The leaves' pairs are composed once before the loop. §3 composes all of a
+// beam's pairs at every step; that recomputes P - 2 compositions of
+// unchanged children per beam and step, so here the cell runs on 2 pairs per
+// beam and step instead of P (2·5 instead of 5·P rows): the same values and
+// gradients, in O(S) cell rows instead of O(S^2). One difference in training:
+// a pair's composition draws its cell dropout once, when the pair appears,
+// where §3 draws it again at every step the pair is recomposed.
 // The last step (P = 1) has one pair: p = 1, accu unchanged, as §3 says.
 // Final: roots h[:, :, 0, :] marginalised over beams (rvnn.beam_marginalize).
 //
-// This differs from EBT-GRC (models/ebt_grc.mlir) only in steps 1 and 4:
-// the cell runs over all B·P pairs before the choice and the scorer reads
-// the composed parents, so gradients reach the cell through the scores too.
+// This differs from EBT-GRC (models/ebt_grc.mlir) in steps 1, 4 and 5: every
+// pair of every beam is composed before the choice and the scorer reads the
+// composed parents, so gradients reach the cell through the scores too.
 //
 // Static k: rvnn.topk needs a static k, while §3's k = min(P, beam) shrinks
 // to 4, 3, 2, 1 over the last steps (and is below 5 from the start when
@@ -72,6 +85,7 @@ func.func @forward(%tokens: tensor<?x?xi64>, %mask: tensor<?x?xf32>)
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
+  %c5 = arith.constant 5 : index
   %zero = arith.constant dense<0.0> : tensor<f32>
   %one = arith.constant dense<1.0> : tensor<f32>
   %n = tensor.dim %tokens, %c0 : tensor<?x?xi64>
@@ -133,37 +147,43 @@ func.func @forward(%tokens: tensor<?x?xi64>, %mask: tensor<?x?xf32>)
   %pm0 = tensor.extract_slice %mask[0, 1] [%n, %s1] [1, 1]
       : tensor<?x?xf32> to tensor<?x?xf32>
 
+  // The compositions of the leaves' S - 1 adjacent pairs (step 5 keeps
+  // them up to date from here on).
+  %h0l = tensor.extract_slice %h0[0, 0, 0, 0] [%n, 1, %s1, 128] [1, 1, 1, 1]
+      : tensor<?x1x?x128xf32> to tensor<?x1x?x128xf32>
+  %h0r = tensor.extract_slice %h0[0, 0, 1, 0] [%n, 1, %s1, 128] [1, 1, 1, 1]
+      : tensor<?x1x?x128xf32> to tensor<?x1x?x128xf32>
+  %h0l2 = tensor.collapse_shape %h0l [[0, 1, 2], [3]]
+      : tensor<?x1x?x128xf32> into tensor<?x128xf32>
+  %h0r2 = tensor.collapse_shape %h0r [[0, 1, 2], [3]]
+      : tensor<?x1x?x128xf32> into tensor<?x128xf32>
+  %l0d = tensor.cast %h0l2 : tensor<?x128xf32> to tensor<?x?xf32>
+  %r0d = tensor.cast %h0r2 : tensor<?x128xf32> to tensor<?x?xf32>
+  %pairs0 = func.call @grc_cell(%l0d, %r0d, %w1d, %b1d, %w2d, %b2d,
+                                %gammad, %betad)
+      : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>,
+         tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>)
+      -> tensor<?x?xf32>
+  %pairs0D = tensor.cast %pairs0 : tensor<?x?xf32> to tensor<?x128xf32>
+  %cand0 = tensor.expand_shape %pairs0D [[0, 1, 2], [3]]
+      output_shape [%n, 1, %s1, 128]
+      : tensor<?x128xf32> into tensor<?x1x?x128xf32>
+  %cand0d = tensor.cast %cand0 : tensor<?x1x?x128xf32> to tensor<?x?x?x128xf32>
+
   // S - 1 merge steps; the sequence shrinks by one per step, the beam count
   // grows from 1 to 5.
-  %fin:4 = rvnn.recurse (%h = %h0d, %accu = %accu0d, %bm = %bm0d, %pm = %pm0)
-      : tensor<?x?x?x128xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>
+  %fin:5 = rvnn.recurse (%h = %h0d, %cand = %cand0d, %accu = %accu0d,
+                         %bm = %bm0d, %pm = %pm0)
+      : tensor<?x?x?x128xf32>, tensor<?x?x?x128xf32>, tensor<?x?xf32>,
+        tensor<?x?xf32>, tensor<?x?xf32>
       halting <none> max_steps %s1 {
-  ^bb0(%step: index, %h: tensor<?x?x?x128xf32>, %accu: tensor<?x?xf32>,
-       %bm: tensor<?x?xf32>, %pm: tensor<?x?xf32>):
+  ^bb0(%step: index, %h: tensor<?x?x?x128xf32>, %cand: tensor<?x?x?x128xf32>,
+       %accu: tensor<?x?xf32>, %bm: tensor<?x?xf32>, %pm: tensor<?x?xf32>):
     %b = tensor.dim %h, %c1 : tensor<?x?x?x128xf32>
     %sp = tensor.dim %h, %c2 : tensor<?x?x?x128xf32>
     %p = arith.subi %sp, %c1 : index
 
-    // 1. Compose every adjacent pair of every beam, then score the parents.
-    %hl = tensor.extract_slice %h[0, 0, 0, 0] [%n, %b, %p, 128] [1, 1, 1, 1]
-        : tensor<?x?x?x128xf32> to tensor<?x?x?x128xf32>
-    %hr = tensor.extract_slice %h[0, 0, 1, 0] [%n, %b, %p, 128] [1, 1, 1, 1]
-        : tensor<?x?x?x128xf32> to tensor<?x?x?x128xf32>
-    %hl2 = tensor.collapse_shape %hl [[0, 1, 2], [3]]
-        : tensor<?x?x?x128xf32> into tensor<?x128xf32>
-    %hr2 = tensor.collapse_shape %hr [[0, 1, 2], [3]]
-        : tensor<?x?x?x128xf32> into tensor<?x128xf32>
-    %ld = tensor.cast %hl2 : tensor<?x128xf32> to tensor<?x?xf32>
-    %rd = tensor.cast %hr2 : tensor<?x128xf32> to tensor<?x?xf32>
-    %composed = func.call @grc_cell(%ld, %rd, %w1d, %b1d, %w2d, %b2d,
-                                    %gammad, %betad)
-        : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>,
-           tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>)
-        -> tensor<?x?xf32>
-    %composedD = tensor.cast %composed : tensor<?x?xf32> to tensor<?x128xf32>
-    %cand = tensor.expand_shape %composedD [[0, 1, 2], [3]]
-        output_shape [%n, %b, %p, 128]
-        : tensor<?x128xf32> into tensor<?x?x?x128xf32>
+    // 1. Score every composed pair of every beam.
     %z = rvnn.linear %cand, %sw
         : (tensor<?x?x?x128xf32>, tensor<1x128xf32>) -> tensor<?x?x?x1xf32>
     %score = tensor.collapse_shape %z [[0], [1], [2, 3]]
@@ -278,11 +298,100 @@ func.func @forward(%tokens: tensor<?x?xi64>, %mask: tensor<?x?xf32>)
     %pm_next = tensor.extract_slice %pm[0, 1] [%n, %p1] [1, 1]
         : tensor<?x?xf32> to tensor<?x?xf32>
 
+    // 5. The merged node m = Σ sel·cand and its neighbours, l = Σ_j
+    // sel_j·h_{j-1} and r = Σ_j sel_j·h_{j+2} (zero where there is none:
+    // the pair it would make is then never read), make the two new pairs.
+    %m5 = arith.muli %n, %c5 : index
+    %sel2 = tensor.collapse_shape %sel [[0, 1], [2]]
+        : tensor<?x5x?xf32> into tensor<?x?xf32>
+    %sel3 = tensor.expand_shape %sel2 [[0], [1, 2]] output_shape [%m5, 1, %p]
+        : tensor<?x?xf32> into tensor<?x1x?xf32>
+    %cand3 = tensor.collapse_shape %cand_k [[0, 1], [2], [3]]
+        : tensor<?x5x?x128xf32> into tensor<?x?x128xf32>
+    %h3 = tensor.collapse_shape %h_k [[0, 1], [2], [3]]
+        : tensor<?x5x?x128xf32> into tensor<?x?x128xf32>
+    %selL3 = tensor.extract_slice %sel3[0, 0, 1] [%m5, 1, %p1] [1, 1, 1]
+        : tensor<?x1x?xf32> to tensor<?x1x?xf32>
+    %selR3 = tensor.extract_slice %sel3[0, 0, 0] [%m5, 1, %p1] [1, 1, 1]
+        : tensor<?x1x?xf32> to tensor<?x1x?xf32>
+    %hL3 = tensor.extract_slice %h3[0, 0, 0] [%m5, %p1, 128] [1, 1, 1]
+        : tensor<?x?x128xf32> to tensor<?x?x128xf32>
+    %hR3 = tensor.extract_slice %h3[0, 2, 0] [%m5, %p1, 128] [1, 1, 1]
+        : tensor<?x?x128xf32> to tensor<?x?x128xf32>
+    %refD = tensor.empty(%m5) : tensor<?x1x128xf32>
+    %accD = rvnn.broadcast_like %zero, %refD
+        : (tensor<f32>, tensor<?x1x128xf32>) -> tensor<?x1x128xf32>
+    %mid3 = linalg.batch_matmul
+        ins(%sel3, %cand3 : tensor<?x1x?xf32>, tensor<?x?x128xf32>)
+        outs(%accD : tensor<?x1x128xf32>) -> tensor<?x1x128xf32>
+    %left3 = linalg.batch_matmul
+        ins(%selL3, %hL3 : tensor<?x1x?xf32>, tensor<?x?x128xf32>)
+        outs(%accD : tensor<?x1x128xf32>) -> tensor<?x1x128xf32>
+    %right3 = linalg.batch_matmul
+        ins(%selR3, %hR3 : tensor<?x1x?xf32>, tensor<?x?x128xf32>)
+        outs(%accD : tensor<?x1x128xf32>) -> tensor<?x1x128xf32>
+    %mid2 = tensor.collapse_shape %mid3 [[0, 1], [2]]
+        : tensor<?x1x128xf32> into tensor<?x128xf32>
+    %left2 = tensor.collapse_shape %left3 [[0, 1], [2]]
+        : tensor<?x1x128xf32> into tensor<?x128xf32>
+    %right2 = tensor.collapse_shape %right3 [[0, 1], [2]]
+        : tensor<?x1x128xf32> into tensor<?x128xf32>
+    // One cell call: rows [GRC(l, m); GRC(m, r)].
+    %lhs = tensor.concat dim(0) %left2, %mid2
+        : (tensor<?x128xf32>, tensor<?x128xf32>) -> tensor<?x128xf32>
+    %rhs = tensor.concat dim(0) %mid2, %right2
+        : (tensor<?x128xf32>, tensor<?x128xf32>) -> tensor<?x128xf32>
+    %lhsd = tensor.cast %lhs : tensor<?x128xf32> to tensor<?x?xf32>
+    %rhsd = tensor.cast %rhs : tensor<?x128xf32> to tensor<?x?xf32>
+    %fresh = func.call @grc_cell(%lhsd, %rhsd, %w1d, %b1d, %w2d, %b2d,
+                                 %gammad, %betad)
+        : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>,
+           tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>)
+        -> tensor<?x?xf32>
+    %freshD = tensor.cast %fresh : tensor<?x?xf32> to tensor<?x128xf32>
+    %newL2 = tensor.extract_slice %freshD[0, 0] [%m5, 128] [1, 1]
+        : tensor<?x128xf32> to tensor<?x128xf32>
+    %newR2 = tensor.extract_slice %freshD[%m5, 0] [%m5, 128] [1, 1]
+        : tensor<?x128xf32> to tensor<?x128xf32>
+    %newL = tensor.expand_shape %newL2 [[0, 1, 2], [3]]
+        output_shape [%n, 5, 1, 128]
+        : tensor<?x128xf32> into tensor<?x5x1x128xf32>
+    %newR = tensor.expand_shape %newR2 [[0, 1, 2], [3]]
+        output_shape [%n, 5, 1, 128]
+        : tensor<?x128xf32> into tensor<?x5x1x128xf32>
+    // GRC(m, r) takes pair j and every pair right of it moves one to the
+    // left (pair_merge over the pairs, selecting pair j of the first P - 1;
+    // none when j = P - 1), then GRC(l, m) takes pair j - 1.
+    %selR = tensor.extract_slice %sel[0, 0, 0] [%n, 5, %p1] [1, 1, 1]
+        : tensor<?x5x?xf32> to tensor<?x5x?xf32>
+    %shifted = rvnn.pair_merge %cand_k, %newR, %selR
+        : (tensor<?x5x?x128xf32>, tensor<?x5x1x128xf32>, tensor<?x5x?xf32>)
+        -> tensor<?x5x?x128xf32>
+    %selL = tensor.extract_slice %sel[0, 0, 1] [%n, 5, %p1] [1, 1, 1]
+        : tensor<?x5x?xf32> to tensor<?x5x?xf32>
+    %selL4 = tensor.expand_shape %selL [[0], [1], [2, 3]]
+        output_shape [%n, 5, %p1, 1]
+        : tensor<?x5x?xf32> into tensor<?x5x?x1xf32>
+    %newLb = rvnn.broadcast_like %newL, %shifted
+        : (tensor<?x5x1x128xf32>, tensor<?x5x?x128xf32>) -> tensor<?x5x?x128xf32>
+    %cand_m = rvnn.gate %selL4, %newLb, %shifted
+        : (tensor<?x5x?x1xf32>, tensor<?x5x?x128xf32>, tensor<?x5x?x128xf32>)
+        -> tensor<?x5x?x128xf32>
+    // Finished samples keep cand[..., :-1, :].
+    %cand_kl = tensor.extract_slice %cand_k[0, 0, 0, 0] [%n, 5, %p1, 128]
+        [1, 1, 1, 1] : tensor<?x5x?x128xf32> to tensor<?x5x?x128xf32>
+    %cand_next = rvnn.gate %nd_g, %cand_m, %cand_kl
+        : (tensor<?x1x1x1xf32>, tensor<?x5x?x128xf32>, tensor<?x5x?x128xf32>)
+        -> tensor<?x5x?x128xf32>
+
     %h_y = tensor.cast %h_next : tensor<?x5x?x128xf32> to tensor<?x?x?x128xf32>
+    %cand_y = tensor.cast %cand_next
+        : tensor<?x5x?x128xf32> to tensor<?x?x?x128xf32>
     %accu_y = tensor.cast %accu_k : tensor<?x5xf32> to tensor<?x?xf32>
     %bm_y = tensor.cast %bm_k : tensor<?x5xf32> to tensor<?x?xf32>
-    rvnn.yield %h_y, %accu_y, %bm_y, %pm_next
-        : tensor<?x?x?x128xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>
+    rvnn.yield %h_y, %cand_y, %accu_y, %bm_y, %pm_next
+        : tensor<?x?x?x128xf32>, tensor<?x?x?x128xf32>, tensor<?x?xf32>,
+          tensor<?x?xf32>, tensor<?x?xf32>
   }
 
   // Final (§3): w = softmax_b(beam_mask·accu + (1-beam_mask)·(-999999)),
@@ -292,7 +401,7 @@ func.func @forward(%tokens: tensor<?x?xi64>, %mask: tensor<?x?xf32>)
       [1, 1, 1, 1] : tensor<?x?x?x128xf32> to tensor<?x?x1x128xf32>
   %roots = tensor.collapse_shape %roots4 [[0], [1], [2, 3]]
       : tensor<?x?x1x128xf32> into tensor<?x?x128xf32>
-  %enc = rvnn.beam_marginalize %roots, %fin#1, %fin#2
+  %enc = rvnn.beam_marginalize %roots, %fin#2, %fin#3
       : (tensor<?x?x128xf32>, tensor<?x?xf32>, tensor<?x?xf32>)
       -> tensor<?x128xf32>
 
