@@ -11,7 +11,16 @@
 //   1. score each adjacent pair j < P = S' - 1 from the child slices only,
 //      score_j = MLP([h_j[:ds]; h_{j+1}[:ds]]), MLP = Linear(2ds, ds) -> GELU
 //      -> Linear(ds, 1); p = masked_softmax(score, pair valid), pair j valid
-//      iff token i+1+j is real.
+//      iff token i+1+j is real. The first linear is W_l·h_j[:ds] +
+//      W_r·h_{j+1}[:ds] + b with W = [W_l | W_r]: the state carries each
+//      node's projections uv = [W_l; W_r]·h[:ds] [N, B, S', 2ds], made once,
+//      with the node (the leaves' before the loop, each merged node's in
+//      step 4), and a step adds u_j + v_{j+1} + b for its P pairs instead of
+//      multiplying every pair's 2ds features again (O(S) products with the
+//      scorer's weight instead of O(S^2); the same values up to rounding).
+//      uv follows h through the beam gather, the merge and the finished
+//      samples' truncation, which are linear in the nodes, so it stays the
+//      nodes' projection.
 //   2. each beam expands into its top k = min(P, beam) pairs (ranked by p,
 //      ties to the lower index, rvnn.topk's contract: equal tokens give equal
 //      pair scores; Gumbel noise on the scores in training only); child score
@@ -20,8 +29,9 @@
 //   3. if B·k > beam, keep the top `beam` children by accu (masked beams never
 //      win; Gumbel noise in training).
 //   4. compose only the selected pair, l = Σ sel·h[:-1], r = Σ sel·h[1:],
-//      cand = GRC(l, r) [N, B, 1, D], and merge it in (rvnn.pair_merge);
-//      finished samples keep h[..., :-1, :] instead.
+//      cand = GRC(l, r) [N, B, 1, D], and merge it in (rvnn.pair_merge),
+//      with its projections into uv; finished samples keep h[..., :-1, :]
+//      and uv[..., :-1, :] instead.
 // The last step (P = 1) has one pair: p = 1, accu unchanged, as §3 says.
 // Final: roots h[:, :, 0, :] marginalised over beams (rvnn.beam_marginalize).
 //
@@ -125,6 +135,19 @@ func.func @forward(%tokens: tensor<?x?xi64>, %mask: tensor<?x?xf32>)
       output_shape [%n, 1, %s, 128]
       : tensor<?x?x128xf32> into tensor<?x1x?x128xf32>
   %h0d = tensor.cast %h0 : tensor<?x1x?x128xf32> to tensor<?x?x?x128xf32>
+  // The scorer's first weight as per-node projections [W_l; W_r] (2ds x ds),
+  // and the leaves' projections.
+  %swl = tensor.extract_slice %sw1[0, 0] [64, 64] [1, 1]
+      : tensor<64x128xf32> to tensor<64x64xf32>
+  %swr = tensor.extract_slice %sw1[0, 64] [64, 64] [1, 1]
+      : tensor<64x128xf32> to tensor<64x64xf32>
+  %swlr = tensor.concat dim(0) %swl, %swr
+      : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<128x64xf32>
+  %h0s = tensor.extract_slice %h0[0, 0, 0, 0] [%n, 1, %s, 64] [1, 1, 1, 1]
+      : tensor<?x1x?x128xf32> to tensor<?x1x?x64xf32>
+  %uv0 = rvnn.linear %h0s, %swlr
+      : (tensor<?x1x?x64xf32>, tensor<128x64xf32>) -> tensor<?x1x?x128xf32>
+  %uv0d = tensor.cast %uv0 : tensor<?x1x?x128xf32> to tensor<?x?x?x128xf32>
   %ref1 = tensor.empty(%n) : tensor<?x1xf32>
   %accu0 = rvnn.broadcast_like %zero, %ref1
       : (tensor<f32>, tensor<?x1xf32>) -> tensor<?x1xf32>
@@ -138,25 +161,27 @@ func.func @forward(%tokens: tensor<?x?xi64>, %mask: tensor<?x?xf32>)
 
   // S - 1 merge steps; the sequence shrinks by one per step, the beam count
   // grows from 1 to 5.
-  %fin:4 = rvnn.recurse (%h = %h0d, %accu = %accu0d, %bm = %bm0d, %pm = %pm0)
-      : tensor<?x?x?x128xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>
+  %fin:5 = rvnn.recurse (%h = %h0d, %uv = %uv0d, %accu = %accu0d,
+                         %bm = %bm0d, %pm = %pm0)
+      : tensor<?x?x?x128xf32>, tensor<?x?x?x128xf32>, tensor<?x?xf32>,
+        tensor<?x?xf32>, tensor<?x?xf32>
       halting <none> max_steps %s1 {
-  ^bb0(%step: index, %h: tensor<?x?x?x128xf32>, %accu: tensor<?x?xf32>,
-       %bm: tensor<?x?xf32>, %pm: tensor<?x?xf32>):
+  ^bb0(%step: index, %h: tensor<?x?x?x128xf32>, %uv: tensor<?x?x?x128xf32>,
+       %accu: tensor<?x?xf32>, %bm: tensor<?x?xf32>, %pm: tensor<?x?xf32>):
     %b = tensor.dim %h, %c1 : tensor<?x?x?x128xf32>
     %sp = tensor.dim %h, %c2 : tensor<?x?x?x128xf32>
     %p = arith.subi %sp, %c1 : index
 
-    // 1. Pair scores from the children's first ds = 64 features.
-    %lsl = tensor.extract_slice %h[0, 0, 0, 0] [%n, %b, %p, 64] [1, 1, 1, 1]
+    // 1. Pair scores from the children's first ds = 64 features:
+    // u_j + v_{j+1} + b from the nodes' projections.
+    %ul = tensor.extract_slice %uv[0, 0, 0, 0] [%n, %b, %p, 64] [1, 1, 1, 1]
         : tensor<?x?x?x128xf32> to tensor<?x?x?x64xf32>
-    %rsl = tensor.extract_slice %h[0, 0, 1, 0] [%n, %b, %p, 64] [1, 1, 1, 1]
+    %vr = tensor.extract_slice %uv[0, 0, 1, 64] [%n, %b, %p, 64] [1, 1, 1, 1]
         : tensor<?x?x?x128xf32> to tensor<?x?x?x64xf32>
-    %lr = tensor.concat dim(3) %lsl, %rsl
-        : (tensor<?x?x?x64xf32>, tensor<?x?x?x64xf32>) -> tensor<?x?x?x128xf32>
-    %z1 = rvnn.linear %lr, %sw1, %sb1
-        : (tensor<?x?x?x128xf32>, tensor<64x128xf32>, tensor<64xf32>)
-        -> tensor<?x?x?x64xf32>
+    %uvsum = arith.addf %ul, %vr : tensor<?x?x?x64xf32>
+    %sb1b = rvnn.broadcast_like %sb1, %uvsum
+        : (tensor<64xf32>, tensor<?x?x?x64xf32>) -> tensor<?x?x?x64xf32>
+    %z1 = arith.addf %uvsum, %sb1b : tensor<?x?x?x64xf32>
     %z2 = rvnn.gelu %z1 : tensor<?x?x?x64xf32>
     %z3 = rvnn.linear %z2, %sw2
         : (tensor<?x?x?x64xf32>, tensor<1x64xf32>) -> tensor<?x?x?x1xf32>
@@ -300,15 +325,33 @@ func.func @forward(%tokens: tensor<?x?xi64>, %mask: tensor<?x?xf32>)
     %h_next = rvnn.gate %nd_g, %merged, %hl
         : (tensor<?x1x1x1xf32>, tensor<?x5x?x128xf32>, tensor<?x5x?x128xf32>)
         -> tensor<?x5x?x128xf32>
+    // The merged node's projections, merged into the kept beams' as the
+    // node is into their states.
+    %cand_s = tensor.extract_slice %cand[0, 0, 0, 0] [%n, 5, 1, 64]
+        [1, 1, 1, 1] : tensor<?x5x1x128xf32> to tensor<?x5x1x64xf32>
+    %uv_m = rvnn.linear %cand_s, %swlr
+        : (tensor<?x5x1x64xf32>, tensor<128x64xf32>) -> tensor<?x5x1x128xf32>
+    %uv_k = rvnn.beam_gather %uv, %kept {factor = 5 : i64}
+        : (tensor<?x?x?x128xf32>, tensor<?x5xi64>) -> tensor<?x5x?x128xf32>
+    %uv_merged = rvnn.pair_merge %uv_k, %uv_m, %sel
+        : (tensor<?x5x?x128xf32>, tensor<?x5x1x128xf32>, tensor<?x5x?xf32>)
+        -> tensor<?x5x?x128xf32>
+    %uv_kl = tensor.extract_slice %uv_k[0, 0, 0, 0] [%n, 5, %p, 128]
+        [1, 1, 1, 1] : tensor<?x5x?x128xf32> to tensor<?x5x?x128xf32>
+    %uv_next = rvnn.gate %nd_g, %uv_merged, %uv_kl
+        : (tensor<?x1x1x1xf32>, tensor<?x5x?x128xf32>, tensor<?x5x?x128xf32>)
+        -> tensor<?x5x?x128xf32>
     %p1 = arith.subi %p, %c1 : index
     %pm_next = tensor.extract_slice %pm[0, 1] [%n, %p1] [1, 1]
         : tensor<?x?xf32> to tensor<?x?xf32>
 
     %h_y = tensor.cast %h_next : tensor<?x5x?x128xf32> to tensor<?x?x?x128xf32>
+    %uv_y = tensor.cast %uv_next : tensor<?x5x?x128xf32> to tensor<?x?x?x128xf32>
     %accu_y = tensor.cast %accu_k : tensor<?x5xf32> to tensor<?x?xf32>
     %bm_y = tensor.cast %bm_k : tensor<?x5xf32> to tensor<?x?xf32>
-    rvnn.yield %h_y, %accu_y, %bm_y, %pm_next
-        : tensor<?x?x?x128xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>
+    rvnn.yield %h_y, %uv_y, %accu_y, %bm_y, %pm_next
+        : tensor<?x?x?x128xf32>, tensor<?x?x?x128xf32>, tensor<?x?xf32>,
+          tensor<?x?xf32>, tensor<?x?xf32>
   }
 
   // Final (§3): w = softmax_b(beam_mask·accu + (1-beam_mask)·(-999999)),
@@ -318,7 +361,7 @@ func.func @forward(%tokens: tensor<?x?xi64>, %mask: tensor<?x?xf32>)
       [1, 1, 1, 1] : tensor<?x?x?x128xf32> to tensor<?x?x1x128xf32>
   %roots = tensor.collapse_shape %roots4 [[0], [1], [2, 3]]
       : tensor<?x?x1x128xf32> into tensor<?x?x128xf32>
-  %enc = rvnn.beam_marginalize %roots, %fin#1, %fin#2
+  %enc = rvnn.beam_marginalize %roots, %fin#2, %fin#3
       : (tensor<?x?x128xf32>, tensor<?x?xf32>, tensor<?x?xf32>)
       -> tensor<?x128xf32>
 

@@ -10,8 +10,14 @@
 // ROUNDTRIP: rvnn.param @cell_w1 : tensor<512x256xf32> init xavier_uniform
 // ROUNDTRIP: func.func private @grc_cell
 // ROUNDTRIP-LABEL: func.func @forward
-// ROUNDTRIP: rvnn.recurse ({{.*}}) : tensor<?x?x?x128xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32> halting <none> max_steps
+// The leaves' scorer projections [W_l; W_r]·h[:ds], made before the loop.
+// ROUNDTRIP: tensor.concat dim(0) {{.*}} -> tensor<128x64xf32>
+// ROUNDTRIP: rvnn.linear {{.*}} : (tensor<?x1x?x64xf32>, tensor<128x64xf32>) -> tensor<?x1x?x128xf32>
+// ROUNDTRIP: rvnn.recurse ({{.*}}) : tensor<?x?x?x128xf32>, tensor<?x?x?x128xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32> halting <none> max_steps
+// A pair's first scorer layer adds its children's projections: no product.
 // ROUNDTRIP: tensor.extract_slice {{.*}} to tensor<?x?x?x64xf32>
+// ROUNDTRIP: tensor.extract_slice {{.*}} to tensor<?x?x?x64xf32>
+// ROUNDTRIP-NEXT: arith.addf {{.*}} : tensor<?x?x?x64xf32>
 // ROUNDTRIP: rvnn.masked_softmax {{.*}} {dim = 2 : i64}
 // ROUNDTRIP: rvnn.topk {{.*}} {gumbel = true, k = 5 : i64} : (tensor<?x?x?xf32>, tensor<?x?x?xf32>) -> (tensor<?x?x5xf32>, tensor<?x?x5xi64>)
 // ROUNDTRIP: rvnn.beam_accumulate
@@ -21,6 +27,11 @@
 // ROUNDTRIP: rvnn.one_hot
 // ROUNDTRIP: linalg.batch_matmul
 // ROUNDTRIP: func.call @grc_cell
+// ROUNDTRIP: rvnn.pair_merge {{.*}} : (tensor<?x5x?x128xf32>, tensor<?x5x1x128xf32>, tensor<?x5x?xf32>) -> tensor<?x5x?x128xf32>
+// ROUNDTRIP: rvnn.gate
+// The merged node's projections follow it into the kept beams.
+// ROUNDTRIP: rvnn.linear {{.*}} : (tensor<?x5x1x64xf32>, tensor<128x64xf32>) -> tensor<?x5x1x128xf32>
+// ROUNDTRIP: rvnn.beam_gather
 // ROUNDTRIP: rvnn.pair_merge {{.*}} : (tensor<?x5x?x128xf32>, tensor<?x5x1x128xf32>, tensor<?x5x?xf32>) -> tensor<?x5x?x128xf32>
 // ROUNDTRIP: rvnn.gate
 // ROUNDTRIP: rvnn.yield
