@@ -89,6 +89,20 @@ func.func private @beam_tree(%h0d: tensor<?x?x?x128xf32>, %accu0d: tensor<?x?xf3
   %sw1 = rvnn.param_get @score_w1 : tensor<64x128xf32>
   %sb1 = rvnn.param_get @score_b1 : tensor<64xf32>
   %sw2 = rvnn.param_get @score_w2 : tensor<1x64xf32>
+  // The scorer's first weight as per-node projections [W_l; W_r] (2ds x ds),
+  // and the leaves': a pair's first scorer layer is u_j + v_{j+1} + b
+  // (models/ebt_grc.mlir, step 1).
+  %swl = tensor.extract_slice %sw1[0, 0] [64, 64] [1, 1]
+      : tensor<64x128xf32> to tensor<64x64xf32>
+  %swr = tensor.extract_slice %sw1[0, 64] [64, 64] [1, 1]
+      : tensor<64x128xf32> to tensor<64x64xf32>
+  %swlr = tensor.concat dim(0) %swl, %swr
+      : (tensor<64x64xf32>, tensor<64x64xf32>) -> tensor<128x64xf32>
+  %b0 = tensor.dim %h0d, %c1 : tensor<?x?x?x128xf32>
+  %h0s = tensor.extract_slice %h0d[0, 0, 0, 0] [%n, %b0, %s, 64] [1, 1, 1, 1]
+      : tensor<?x?x?x128xf32> to tensor<?x?x?x64xf32>
+  %uv0d = rvnn.linear %h0s, %swlr
+      : (tensor<?x?x?x64xf32>, tensor<128x64xf32>) -> tensor<?x?x?x128xf32>
 
   // The cell's parameters, as the cell's dynamic signature takes them.
   %w1 = rvnn.param_get @cell_w1 : tensor<512x256xf32>
@@ -110,25 +124,27 @@ func.func private @beam_tree(%h0d: tensor<?x?x?x128xf32>, %accu0d: tensor<?x?xf3
   %pm0 = tensor.extract_slice %mask[0, 1] [%n, %s1] [1, 1]
       : tensor<?x?xf32> to tensor<?x?xf32>
 
-  %fin:4 = rvnn.recurse (%h = %h0d, %accu = %accu0d, %bm = %bm0d, %pm = %pm0)
-      : tensor<?x?x?x128xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>
+  %fin:5 = rvnn.recurse (%h = %h0d, %uv = %uv0d, %accu = %accu0d,
+                         %bm = %bm0d, %pm = %pm0)
+      : tensor<?x?x?x128xf32>, tensor<?x?x?x128xf32>, tensor<?x?xf32>,
+        tensor<?x?xf32>, tensor<?x?xf32>
       halting <none> max_steps %s1 {
-  ^bb0(%step: index, %h: tensor<?x?x?x128xf32>, %accu: tensor<?x?xf32>,
-       %bm: tensor<?x?xf32>, %pm: tensor<?x?xf32>):
+  ^bb0(%step: index, %h: tensor<?x?x?x128xf32>, %uv: tensor<?x?x?x128xf32>,
+       %accu: tensor<?x?xf32>, %bm: tensor<?x?xf32>, %pm: tensor<?x?xf32>):
     %b = tensor.dim %h, %c1 : tensor<?x?x?x128xf32>
     %sp = tensor.dim %h, %c2 : tensor<?x?x?x128xf32>
     %p = arith.subi %sp, %c1 : index
 
-    // 1. Pair scores from the children's first ds = 64 features.
-    %lsl = tensor.extract_slice %h[0, 0, 0, 0] [%n, %b, %p, 64] [1, 1, 1, 1]
+    // 1. Pair scores from the children's first ds = 64 features:
+    // u_j + v_{j+1} + b from the nodes' projections.
+    %ul = tensor.extract_slice %uv[0, 0, 0, 0] [%n, %b, %p, 64] [1, 1, 1, 1]
         : tensor<?x?x?x128xf32> to tensor<?x?x?x64xf32>
-    %rsl = tensor.extract_slice %h[0, 0, 1, 0] [%n, %b, %p, 64] [1, 1, 1, 1]
+    %vr = tensor.extract_slice %uv[0, 0, 1, 64] [%n, %b, %p, 64] [1, 1, 1, 1]
         : tensor<?x?x?x128xf32> to tensor<?x?x?x64xf32>
-    %lr = tensor.concat dim(3) %lsl, %rsl
-        : (tensor<?x?x?x64xf32>, tensor<?x?x?x64xf32>) -> tensor<?x?x?x128xf32>
-    %z1 = rvnn.linear %lr, %sw1, %sb1
-        : (tensor<?x?x?x128xf32>, tensor<64x128xf32>, tensor<64xf32>)
-        -> tensor<?x?x?x64xf32>
+    %uvsum = arith.addf %ul, %vr : tensor<?x?x?x64xf32>
+    %sb1b = rvnn.broadcast_like %sb1, %uvsum
+        : (tensor<64xf32>, tensor<?x?x?x64xf32>) -> tensor<?x?x?x64xf32>
+    %z1 = arith.addf %uvsum, %sb1b : tensor<?x?x?x64xf32>
     %z2 = rvnn.gelu %z1 : tensor<?x?x?x64xf32>
     %z3 = rvnn.linear %z2, %sw2
         : (tensor<?x?x?x64xf32>, tensor<1x64xf32>) -> tensor<?x?x?x1xf32>
@@ -264,15 +280,33 @@ func.func private @beam_tree(%h0d: tensor<?x?x?x128xf32>, %accu0d: tensor<?x?xf3
     %h_next = rvnn.gate %nd_g, %merged, %hl
         : (tensor<?x1x1x1xf32>, tensor<?x7x?x128xf32>, tensor<?x7x?x128xf32>)
         -> tensor<?x7x?x128xf32>
+    // The merged node's projections, merged into the kept beams' as the
+    // node is into their states.
+    %cand_s = tensor.extract_slice %cand[0, 0, 0, 0] [%n, 7, 1, 64]
+        [1, 1, 1, 1] : tensor<?x7x1x128xf32> to tensor<?x7x1x64xf32>
+    %uv_m = rvnn.linear %cand_s, %swlr
+        : (tensor<?x7x1x64xf32>, tensor<128x64xf32>) -> tensor<?x7x1x128xf32>
+    %uv_k = rvnn.beam_gather %uv, %kept {factor = 7 : i64}
+        : (tensor<?x?x?x128xf32>, tensor<?x7xi64>) -> tensor<?x7x?x128xf32>
+    %uv_merged = rvnn.pair_merge %uv_k, %uv_m, %sel
+        : (tensor<?x7x?x128xf32>, tensor<?x7x1x128xf32>, tensor<?x7x?xf32>)
+        -> tensor<?x7x?x128xf32>
+    %uv_kl = tensor.extract_slice %uv_k[0, 0, 0, 0] [%n, 7, %p, 128]
+        [1, 1, 1, 1] : tensor<?x7x?x128xf32> to tensor<?x7x?x128xf32>
+    %uv_next = rvnn.gate %nd_g, %uv_merged, %uv_kl
+        : (tensor<?x1x1x1xf32>, tensor<?x7x?x128xf32>, tensor<?x7x?x128xf32>)
+        -> tensor<?x7x?x128xf32>
     %p1 = arith.subi %p, %c1 : index
     %pm_next = tensor.extract_slice %pm[0, 1] [%n, %p1] [1, 1]
         : tensor<?x?xf32> to tensor<?x?xf32>
 
     %h_y = tensor.cast %h_next : tensor<?x7x?x128xf32> to tensor<?x?x?x128xf32>
+    %uv_y = tensor.cast %uv_next : tensor<?x7x?x128xf32> to tensor<?x?x?x128xf32>
     %accu_y = tensor.cast %accu_k : tensor<?x7xf32> to tensor<?x?xf32>
     %bm_y = tensor.cast %bm_k : tensor<?x7xf32> to tensor<?x?xf32>
-    rvnn.yield %h_y, %accu_y, %bm_y, %pm_next
-        : tensor<?x?x?x128xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>
+    rvnn.yield %h_y, %uv_y, %accu_y, %bm_y, %pm_next
+        : tensor<?x?x?x128xf32>, tensor<?x?x?x128xf32>, tensor<?x?xf32>,
+          tensor<?x?xf32>, tensor<?x?xf32>
   }
 
 
@@ -281,7 +315,7 @@ func.func private @beam_tree(%h0d: tensor<?x?x?x128xf32>, %accu0d: tensor<?x?xf3
       [1, 1, 1, 1] : tensor<?x?x?x128xf32> to tensor<?x?x1x128xf32>
   %roots = tensor.collapse_shape %roots4 [[0], [1], [2, 3]]
       : tensor<?x?x1x128xf32> into tensor<?x?x128xf32>
-  return %roots, %fin#1, %fin#2
+  return %roots, %fin#2, %fin#3
       : tensor<?x?x128xf32>, tensor<?x?xf32>, tensor<?x?xf32>
 }
 
