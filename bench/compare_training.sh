@@ -84,7 +84,13 @@
 #                     slow models)
 #   --reuse           with --work of an earlier run with the same options:
 #                     keep its recipe check and the seeds it finished (to
-#                     add seeds to a run)
+#                     add seeds to a run), and continue an interrupted
+#                     seed: a side that finished is kept, rvnn resumes from
+#                     its last.pt (`rvnn-run train --resume`), eager from
+#                     its checkpoint (train_reference.py --checkpoint,
+#                     written after every evaluation); the wall time of
+#                     each process that ran to its end is added to the
+#                     side's
 #   --report-only     skip steps 1-4: step 5 again over an earlier --work
 #                     directory (same options as that run)
 # Environment: RVNN (default build/bin/rvnn-run), PYTHON (default
@@ -336,24 +342,42 @@ for seed in $SEEDS; do
     echo "seed $seed: reusing the earlier runs"
     continue
   fi
-  echo "seed $seed: initial weights"
-  "$RVNN" dump-grads --config "$CONFIG" --model "$WORK/model" --data "$WORK/train.tsv" \
-    --rows 1 --seed "$seed" --output "$WORK/init-$seed.json"
+  # One "start end" line per process in .wall, "before" and "after" load
+  # averages in .load; a resumed side appends to them.
+  if [ "$REUSE" = 0 ]; then
+    for side in rvnn eager; do
+      rm -f "$WORK/$side-$seed.wall" "$WORK/$side-$seed.load" "$WORK/$side-$seed.log"
+    done
+    rm -f "$WORK/eager-$seed.ckpt"
+  fi
+  if [ "$REUSE" = 0 ] || [ ! -f "$WORK/init-$seed.json" ]; then
+    echo "seed $seed: initial weights"
+    "$RVNN" dump-grads --config "$CONFIG" --model "$WORK/model" --data "$WORK/train.tsv" \
+      --rows 1 --seed "$seed" --output "$WORK/init-$seed.json"
+  fi
   steps_arg=()
   [ "$MAX_STEPS" != 0 ] && steps_arg=(--max-steps "$MAX_STEPS")
 
-  echo "seed $seed: rvnn-run train (load $(loadavg))"
-  loadavg > "$WORK/rvnn-$seed.load"
-  start=$(now)
-  "$RVNN" train --config "$WORK/config.json" --model "$WORK/model" \
-    --train "$WORK/train.tsv" --dev "$WORK/dev.tsv" --out "$WORK/rvnn-$seed" \
-    --epochs "$EPOCHS" "${steps_arg[@]}" --seed "$seed" --overwrite \
-    > "$WORK/rvnn-$seed.log" 2>&1
-  echo "$start $(now)" > "$WORK/rvnn-$seed.wall"
-  loadavg >> "$WORK/rvnn-$seed.load"
-  grep -E '^(stopped|trained)' "$WORK/rvnn-$seed.log" || true
+  if [ "$REUSE" = 1 ] && [ -f "$WORK/rvnn-$seed/results.json" ]; then
+    echo "seed $seed: reusing rvnn's finished run"
+  else
+    start_arg=(--overwrite)
+    if [ "$REUSE" = 1 ] && [ -f "$WORK/rvnn-$seed/last.pt" ]; then
+      start_arg=(--resume)
+    fi
+    echo "seed $seed: rvnn-run train ${start_arg[*]} (load $(loadavg))"
+    loadavg >> "$WORK/rvnn-$seed.load"
+    start=$(now)
+    "$RVNN" train --config "$WORK/config.json" --model "$WORK/model" \
+      --train "$WORK/train.tsv" --dev "$WORK/dev.tsv" --out "$WORK/rvnn-$seed" \
+      --epochs "$EPOCHS" "${steps_arg[@]}" --seed "$seed" "${start_arg[@]}" \
+      >> "$WORK/rvnn-$seed.log" 2>&1
+    echo "$start $(now)" >> "$WORK/rvnn-$seed.wall"
+    loadavg >> "$WORK/rvnn-$seed.load"
+    grep -E '^(stopped|trained)' "$WORK/rvnn-$seed.log" | tail -n 2 || true
+  fi
   # The test files with the best parameters, as the reference scores them.
-  if [ "$TASK" = logic ]; then
+  if [ "$TASK" = logic ] && [ ! -f "$WORK/rvnn-$seed-tests.txt" ]; then
     for file in "${test_files[@]}"; do
       "$RVNN" eval --config "$WORK/config.json" --model "$WORK/model" \
         --checkpoint "$WORK/rvnn-$seed/best.pt" --data "$file"
@@ -361,18 +385,23 @@ for seed in $SEEDS; do
     mv "$WORK/rvnn-$seed-tests.tmp" "$WORK/rvnn-$seed-tests.txt"
   fi
 
+  if [ "$REUSE" = 1 ] && [ -f "$WORK/eager-$seed.json" ]; then
+    echo "seed $seed: reusing eager's finished run"
+    continue
+  fi
   echo "seed $seed: eager reference (load $(loadavg))"
-  loadavg > "$WORK/eager-$seed.load"
+  loadavg >> "$WORK/eager-$seed.load"
   start=$(now)
   "$PYTHON" "$ROOT/bench/train_reference.py" --model "$MODEL" \
     --config "$WORK/config.json" --params "$WORK/init-$seed.json" \
     --train "$WORK/train.tsv" --dev "$WORK/dev.tsv" \
     --metrics "$WORK/eager-$seed.jsonl" --results "$WORK/eager-$seed.json" \
+    --checkpoint "$WORK/eager-$seed.ckpt" \
     --epochs "$EPOCHS" "${steps_arg[@]}" --seed "$seed" \
-    "${test_args[@]}" > "$WORK/eager-$seed.log" 2>&1
-  echo "$start $(now)" > "$WORK/eager-$seed.wall"
+    "${test_args[@]}" >> "$WORK/eager-$seed.log" 2>&1
+  echo "$start $(now)" >> "$WORK/eager-$seed.wall"
   loadavg >> "$WORK/eager-$seed.load"
-  grep '^trained' "$WORK/eager-$seed.log"
+  grep '^trained' "$WORK/eager-$seed.log" | tail -n 1
 done
 
 fi
@@ -434,8 +463,9 @@ def summarise(records, wall_file, load_file):
     if evals:
         top = max(e["dev"]["accuracy"] for e in evals)
         best = next(e for e in evals if e["dev"]["accuracy"] == top)
-    start, end = (float(x) for x in open(wall_file).read().split())
-    loads = open(load_file).read().split("\n")
+    processes = [[float(x) for x in line.split()]
+                 for line in open(wall_file).read().splitlines() if line]
+    loads = [line for line in open(load_file).read().splitlines() if line]
     return {
         "curve": curve,
         "steps": train[-1]["step"] if train else 0,
@@ -450,8 +480,9 @@ def summarise(records, wall_file, load_file):
         "step_ms_mean": 1000 * statistics.fmean(seconds),
         "step_ms_mean_within_epoch": 1000 * statistics.fmean(inner),
         "training_loop_s": round(total, 2),
-        "process_wall_s": round(end - start, 2),
-        "loadavg_before": loads[0], "loadavg_after": loads[1],
+        "process_wall_s": round(sum(end - start for start, end in processes), 2),
+        "processes": len(processes),
+        "loadavg_before": loads[0], "loadavg_after": loads[-1],
     }
 
 

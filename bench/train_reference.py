@@ -54,9 +54,20 @@ training record (an evaluation in between counts, as in rvnn); elapsed_s is
 seconds since training began. --results gets a summary JSON (with
 "tests": per --test file its accuracy, n, majority-class share and, for
 logic, accuracy and n by operator count).
+
+--checkpoint FILE makes a run resumable, as `rvnn-run train --resume` is:
+after every evaluation the whole training state (parameters, RAdam,
+Lookahead, the LR schedule, early stopping, the best parameters, torch's
+generator, the records so far) is written to FILE atomically; a later run
+with the same FILE, model, seed, noise option and inputs (the files'
+SHA-256) continues from it after that evaluation and ends where an
+uninterrupted run ends (CPU, same thread count). A run killed mid-epoch
+repeats that epoch from its start. --epochs and --max-steps may differ from
+the interrupted run's (to train further).
 Runs with Debian's python3-torch (/usr/bin/python3).
 """
 import argparse
+import hashlib
 import importlib
 import inspect
 import json
@@ -156,6 +167,36 @@ def score_test(reference, params, rows, batch_size, make_batch, task):
     return result
 
 
+def run_identity(args):
+    """What a checkpoint must match to be resumed by this run."""
+    inputs = hashlib.sha256()
+    for path in (args.config, args.params, args.train, args.dev):
+        with open(path, "rb") as f:
+            inputs.update(hashlib.sha256(f.read()).digest())
+    return {"model": args.model, "seed": args.seed,
+            "no_noise": args.no_noise, "inputs_sha256": inputs.hexdigest()}
+
+
+def save_checkpoint(path, state):
+    """torch.save to a temporary file, then an atomic rename: a kill at any
+    point leaves the previous checkpoint or the new one."""
+    temporary = path + ".tmp"
+    with open(temporary, "wb") as f:
+        torch.save(state, f)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(temporary, path)
+
+
+def load_checkpoint(path, identity):
+    state = torch.load(path)
+    if state.get("identity") != identity:
+        sys.exit(f"{path}: checkpoint of another run ({state.get('identity')}); "
+                 f"this run is {identity}: remove it or pass another "
+                 f"--checkpoint")
+    return state
+
+
 def main():
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
@@ -185,6 +226,9 @@ def main():
                              "(references whose loss takes noise=)")
     parser.add_argument("--threads", type=int, default=0,
                         help="torch.set_num_threads (0: torch's default)")
+    parser.add_argument("--checkpoint",
+                        help="training state after every evaluation; resumed "
+                             "from when the file exists")
     args = parser.parse_args()
 
     with open(args.config) as f:
@@ -251,20 +295,60 @@ def main():
         threshold_mode=schedule["threshold_mode"],
         cooldown=schedule["cooldown"], min_lr=schedule["min_lr"])
 
-    metrics = open(args.metrics, "w")
-
-    def record(entry):
-        metrics.write(json.dumps(entry) + "\n")
-        metrics.flush()
-
     best, best_step, bad_evals = -math.inf, -1, 0
     best_params = None
     step = epoch = 0
     loss_sum = norm_sum = 0.0
     logged = 0
     stop_reason = "epochs"
-    start = log_start = time.perf_counter()
     stop = False
+    history, resumed_after = [], []
+    elapsed = 0.0
+    identity = run_identity(args) if args.checkpoint else None
+    if args.checkpoint and os.path.exists(args.checkpoint):
+        state = load_checkpoint(args.checkpoint, identity)
+        with torch.no_grad():
+            for p, saved in zip(plist, state["params"]):
+                p.copy_(saved)
+        inner.load_state_dict(state["inner"])
+        optimiser.slow, optimiser.fast_steps = state["slow"], state["fast_steps"]
+        plateau.load_state_dict(state["plateau"])
+        torch.set_rng_state(state["torch_rng"])
+        (best, best_step, bad_evals, best_params, step, epoch, loss_sum,
+         norm_sum, logged, stop_reason, stop, history, resumed_after,
+         elapsed) = (state[key] for key in (
+             "best", "best_step", "bad_evals", "best_params", "step", "epoch",
+             "loss_sum", "norm_sum", "logged", "stop_reason", "stop",
+             "history", "resumed_after", "elapsed_s"))
+        resumed_after.append(epoch)
+        print(f"resuming {args.checkpoint} after epoch {epoch}, step {step}",
+              file=sys.stderr)
+
+    metrics = open(args.metrics, "w")
+
+    def record(entry):
+        history.append(entry)
+        metrics.write(json.dumps(entry) + "\n")
+        metrics.flush()
+
+    for entry in history:
+        metrics.write(json.dumps(entry) + "\n")
+    metrics.flush()
+
+    def checkpoint():
+        save_checkpoint(args.checkpoint, {
+            "identity": identity, "params": [p.detach() for p in plist],
+            "inner": inner.state_dict(), "slow": optimiser.slow,
+            "fast_steps": optimiser.fast_steps,
+            "plateau": plateau.state_dict(), "torch_rng": torch.get_rng_state(),
+            "best": best, "best_step": best_step, "bad_evals": bad_evals,
+            "best_params": best_params, "step": step, "epoch": epoch,
+            "loss_sum": loss_sum, "norm_sum": norm_sum, "logged": logged,
+            "stop_reason": stop_reason, "stop": stop, "history": history,
+            "resumed_after": resumed_after,
+            "elapsed_s": time.perf_counter() - start})
+
+    start, log_start = time.perf_counter() - elapsed, time.perf_counter()
     print(f"eager {args.model}: {len(train_rows)} training examples, "
           f"{torch.get_num_threads()} thread(s), dropout {dropout}"
           f"{', no Gumbel noise' if mode.get('noise') is False else ''}",
@@ -334,6 +418,8 @@ def main():
               f"{inner.param_groups[0]['lr']:.3g}", file=sys.stderr)
         if bad_evals >= patience:
             stop, stop_reason = True, "early_stopping"
+        if args.checkpoint:
+            checkpoint()
     wall = time.perf_counter() - start
     metrics.close()
 
@@ -357,7 +443,7 @@ def main():
                        "stop_reason": stop_reason,
                        "best_dev_accuracy": best, "best_step": best_step,
                        "dev_accuracy": final, "wall_s": wall,
-                       "tests": tests,
+                       "tests": tests, "resumed_after_epochs": resumed_after,
                        "threads": torch.get_num_threads(),
                        "torch": torch.__version__}, f, indent=2)
             f.write("\n")
