@@ -18,7 +18,17 @@
 //     beam masks (as 1 - mix · (1 - mask), see step 3), pair selections
 //     (soft in the merged beam) and, through each parent's summed weights,
 //     states and composed pairs. Gradients reach the scores through the
-//     soft weights too.
+//     soft weights too;
+//   - step 5, the composed pairs that BT-GRC carries from step to step: the
+//     hard beams (rows 0-3) update theirs as BT-GRC does (2 new pairs a
+//     step), but the soft beam (row 4) mixes its parents' states, and the
+//     composition of a mix is not the mix of the compositions, so its P - 1
+//     pairs are composed afresh from its new states at every step, in the
+//     same cell call (2·5 + P - 1 rows a step and sample, where §3 composes
+//     5·P). At evaluation row 4 is a hard beam and takes BT-GRC's update:
+//     rvnn.mode_select gives the cell no soft-beam rows there (2·5 rows a
+//     step). As in BT-GRC, a hard beam's carried composition keeps the cell
+//     dropout it was drawn with.
 // Where §3 does not prune (B·k <= 5: the first step, and the last step,
 // where nothing is scored) the soft beam is the 5th real child alone (up to
 // weights of 1e-20 on padding children) or, without one, a beam of masked
@@ -56,6 +66,7 @@ func.func @forward(%tokens: tensor<?x?xi64>, %mask: tensor<?x?xf32>)
   %c0 = arith.constant 0 : index
   %c1 = arith.constant 1 : index
   %c2 = arith.constant 2 : index
+  %c5 = arith.constant 5 : index
   %c128 = arith.constant 128 : index
   %zero = arith.constant dense<0.0> : tensor<f32>
   %one = arith.constant dense<1.0> : tensor<f32>
@@ -118,37 +129,43 @@ func.func @forward(%tokens: tensor<?x?xi64>, %mask: tensor<?x?xf32>)
   %pm0 = tensor.extract_slice %mask[0, 1] [%n, %s1] [1, 1]
       : tensor<?x?xf32> to tensor<?x?xf32>
 
+  // The compositions of the leaves' S - 1 adjacent pairs (step 5 keeps
+  // them up to date from here on).
+  %h0l = tensor.extract_slice %h0[0, 0, 0, 0] [%n, 1, %s1, 128] [1, 1, 1, 1]
+      : tensor<?x1x?x128xf32> to tensor<?x1x?x128xf32>
+  %h0r = tensor.extract_slice %h0[0, 0, 1, 0] [%n, 1, %s1, 128] [1, 1, 1, 1]
+      : tensor<?x1x?x128xf32> to tensor<?x1x?x128xf32>
+  %h0l2 = tensor.collapse_shape %h0l [[0, 1, 2], [3]]
+      : tensor<?x1x?x128xf32> into tensor<?x128xf32>
+  %h0r2 = tensor.collapse_shape %h0r [[0, 1, 2], [3]]
+      : tensor<?x1x?x128xf32> into tensor<?x128xf32>
+  %l0d = tensor.cast %h0l2 : tensor<?x128xf32> to tensor<?x?xf32>
+  %r0d = tensor.cast %h0r2 : tensor<?x128xf32> to tensor<?x?xf32>
+  %pairs0 = func.call @grc_cell(%l0d, %r0d, %w1d, %b1d, %w2d, %b2d,
+                                %gammad, %betad)
+      : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>,
+         tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>)
+      -> tensor<?x?xf32>
+  %pairs0D = tensor.cast %pairs0 : tensor<?x?xf32> to tensor<?x128xf32>
+  %cand0 = tensor.expand_shape %pairs0D [[0, 1, 2], [3]]
+      output_shape [%n, 1, %s1, 128]
+      : tensor<?x128xf32> into tensor<?x1x?x128xf32>
+  %cand0d = tensor.cast %cand0 : tensor<?x1x?x128xf32> to tensor<?x?x?x128xf32>
+
   // S - 1 merge steps; the sequence shrinks by one per step, the beam count
   // grows from 1 to 5.
-  %fin:4 = rvnn.recurse (%h = %h0d, %accu = %accu0d, %bm = %bm0d, %pm = %pm0)
-      : tensor<?x?x?x128xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>
+  %fin:5 = rvnn.recurse (%h = %h0d, %cand = %cand0d, %accu = %accu0d,
+                         %bm = %bm0d, %pm = %pm0)
+      : tensor<?x?x?x128xf32>, tensor<?x?x?x128xf32>, tensor<?x?xf32>,
+        tensor<?x?xf32>, tensor<?x?xf32>
       halting <none> max_steps %s1 {
-  ^bb0(%step: index, %h: tensor<?x?x?x128xf32>, %accu: tensor<?x?xf32>,
-       %bm: tensor<?x?xf32>, %pm: tensor<?x?xf32>):
+  ^bb0(%step: index, %h: tensor<?x?x?x128xf32>, %cand: tensor<?x?x?x128xf32>,
+       %accu: tensor<?x?xf32>, %bm: tensor<?x?xf32>, %pm: tensor<?x?xf32>):
     %b = tensor.dim %h, %c1 : tensor<?x?x?x128xf32>
     %sp = tensor.dim %h, %c2 : tensor<?x?x?x128xf32>
     %p = arith.subi %sp, %c1 : index
 
-    // 1. Compose every adjacent pair of every beam, then score the parents.
-    %hl = tensor.extract_slice %h[0, 0, 0, 0] [%n, %b, %p, 128] [1, 1, 1, 1]
-        : tensor<?x?x?x128xf32> to tensor<?x?x?x128xf32>
-    %hr = tensor.extract_slice %h[0, 0, 1, 0] [%n, %b, %p, 128] [1, 1, 1, 1]
-        : tensor<?x?x?x128xf32> to tensor<?x?x?x128xf32>
-    %hl2 = tensor.collapse_shape %hl [[0, 1, 2], [3]]
-        : tensor<?x?x?x128xf32> into tensor<?x128xf32>
-    %hr2 = tensor.collapse_shape %hr [[0, 1, 2], [3]]
-        : tensor<?x?x?x128xf32> into tensor<?x128xf32>
-    %ld = tensor.cast %hl2 : tensor<?x128xf32> to tensor<?x?xf32>
-    %rd = tensor.cast %hr2 : tensor<?x128xf32> to tensor<?x?xf32>
-    %composed = func.call @grc_cell(%ld, %rd, %w1d, %b1d, %w2d, %b2d,
-                                    %gammad, %betad)
-        : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>,
-           tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>)
-        -> tensor<?x?xf32>
-    %composedD = tensor.cast %composed : tensor<?x?xf32> to tensor<?x128xf32>
-    %cand = tensor.expand_shape %composedD [[0, 1, 2], [3]]
-        output_shape [%n, %b, %p, 128]
-        : tensor<?x128xf32> into tensor<?x?x?x128xf32>
+    // 1. Score every composed pair of every beam.
     %z = rvnn.linear %cand, %sw
         : (tensor<?x?x?x128xf32>, tensor<1x128xf32>) -> tensor<?x?x?x1xf32>
     %score = tensor.collapse_shape %z [[0], [1], [2, 3]]
@@ -261,7 +278,8 @@ func.func @forward(%tokens: tensor<?x?xi64>, %mask: tensor<?x?xf32>)
     %w_rest = arith.mulf %w_all, %rest : tensor<?x?xf32>
     %soft = tensor.expand_shape %w_rest [[0], [1, 2]] output_shape [%n, 1, %c]
         : tensor<?x?xf32> into tensor<?x1x?xf32>
-    %last = rvnn.mode_select %soft, %fifth : tensor<?x1x?xf32>
+    %last = rvnn.mode_select %soft, %fifth
+        : tensor<?x1x?xf32>, tensor<?x1x?xf32> -> tensor<?x1x?xf32>
     %mix = tensor.concat dim(1) %hard, %last
         : (tensor<?x4x?xf32>, tensor<?x1x?xf32>) -> tensor<?x5x?xf32>
 
@@ -363,11 +381,141 @@ func.func @forward(%tokens: tensor<?x?xi64>, %mask: tensor<?x?xf32>)
     %pm_next = tensor.extract_slice %pm[0, 1] [%n, %p1] [1, 1]
         : tensor<?x?xf32> to tensor<?x?xf32>
 
+    // 5. The merged node m = Σ sel·cand and its neighbours, l = Σ_j
+    // sel_j·h_{j-1} and r = Σ_j sel_j·h_{j+2} (zero where there is none:
+    // the pair it would make is then never read), make the two new pairs.
+    %m5 = arith.muli %n, %c5 : index
+    %sel2 = tensor.collapse_shape %sel [[0, 1], [2]]
+        : tensor<?x5x?xf32> into tensor<?x?xf32>
+    %sel3 = tensor.expand_shape %sel2 [[0], [1, 2]] output_shape [%m5, 1, %p]
+        : tensor<?x?xf32> into tensor<?x1x?xf32>
+    %cand3 = tensor.collapse_shape %cand_k [[0, 1], [2], [3]]
+        : tensor<?x5x?x128xf32> into tensor<?x?x128xf32>
+    %h3 = tensor.collapse_shape %h_k [[0, 1], [2], [3]]
+        : tensor<?x5x?x128xf32> into tensor<?x?x128xf32>
+    %selL3 = tensor.extract_slice %sel3[0, 0, 1] [%m5, 1, %p1] [1, 1, 1]
+        : tensor<?x1x?xf32> to tensor<?x1x?xf32>
+    %selR3 = tensor.extract_slice %sel3[0, 0, 0] [%m5, 1, %p1] [1, 1, 1]
+        : tensor<?x1x?xf32> to tensor<?x1x?xf32>
+    %hL3 = tensor.extract_slice %h3[0, 0, 0] [%m5, %p1, 128] [1, 1, 1]
+        : tensor<?x?x128xf32> to tensor<?x?x128xf32>
+    %hR3 = tensor.extract_slice %h3[0, 2, 0] [%m5, %p1, 128] [1, 1, 1]
+        : tensor<?x?x128xf32> to tensor<?x?x128xf32>
+    %refD = tensor.empty(%m5) : tensor<?x1x128xf32>
+    %accD = rvnn.broadcast_like %zero, %refD
+        : (tensor<f32>, tensor<?x1x128xf32>) -> tensor<?x1x128xf32>
+    %mid3 = linalg.batch_matmul
+        ins(%sel3, %cand3 : tensor<?x1x?xf32>, tensor<?x?x128xf32>)
+        outs(%accD : tensor<?x1x128xf32>) -> tensor<?x1x128xf32>
+    %left3 = linalg.batch_matmul
+        ins(%selL3, %hL3 : tensor<?x1x?xf32>, tensor<?x?x128xf32>)
+        outs(%accD : tensor<?x1x128xf32>) -> tensor<?x1x128xf32>
+    %right3 = linalg.batch_matmul
+        ins(%selR3, %hR3 : tensor<?x1x?xf32>, tensor<?x?x128xf32>)
+        outs(%accD : tensor<?x1x128xf32>) -> tensor<?x1x128xf32>
+    %mid2 = tensor.collapse_shape %mid3 [[0, 1], [2]]
+        : tensor<?x1x128xf32> into tensor<?x128xf32>
+    %left2 = tensor.collapse_shape %left3 [[0, 1], [2]]
+        : tensor<?x1x128xf32> into tensor<?x128xf32>
+    %right2 = tensor.collapse_shape %right3 [[0, 1], [2]]
+        : tensor<?x1x128xf32> into tensor<?x128xf32>
+    // Row 4 is the soft beam in training: it mixes its parents' states, so
+    // the compositions of its pairs are not a mix of theirs, and all P - 1
+    // of them are composed afresh from h_next. At evaluation row 4 is a hard
+    // beam like the others and nothing more is composed (no rows).
+    %h4l = tensor.extract_slice %h_next[0, 4, 0, 0] [%n, 1, %p1, 128]
+        [1, 1, 1, 1] : tensor<?x5x?x128xf32> to tensor<?x1x?x128xf32>
+    %h4r = tensor.extract_slice %h_next[0, 4, 1, 0] [%n, 1, %p1, 128]
+        [1, 1, 1, 1] : tensor<?x5x?x128xf32> to tensor<?x1x?x128xf32>
+    %soft_l = tensor.collapse_shape %h4l [[0, 1, 2], [3]]
+        : tensor<?x1x?x128xf32> into tensor<?x128xf32>
+    %soft_r = tensor.collapse_shape %h4r [[0, 1, 2], [3]]
+        : tensor<?x1x?x128xf32> into tensor<?x128xf32>
+    %no_rows = tensor.extract_slice %soft_l[0, 0] [%c0, 128] [1, 1]
+        : tensor<?x128xf32> to tensor<?x128xf32>
+    %soft_lhs = rvnn.mode_select %soft_l, %no_rows
+        : tensor<?x128xf32>, tensor<?x128xf32> -> tensor<?x128xf32>
+    %soft_rhs = rvnn.mode_select %soft_r, %no_rows
+        : tensor<?x128xf32>, tensor<?x128xf32> -> tensor<?x128xf32>
+    // One cell call: rows [GRC(l, m); GRC(m, r); the soft beam's pairs].
+    %lhs = tensor.concat dim(0) %left2, %mid2, %soft_lhs
+        : (tensor<?x128xf32>, tensor<?x128xf32>, tensor<?x128xf32>)
+        -> tensor<?x128xf32>
+    %rhs = tensor.concat dim(0) %mid2, %right2, %soft_rhs
+        : (tensor<?x128xf32>, tensor<?x128xf32>, tensor<?x128xf32>)
+        -> tensor<?x128xf32>
+    %lhsd = tensor.cast %lhs : tensor<?x128xf32> to tensor<?x?xf32>
+    %rhsd = tensor.cast %rhs : tensor<?x128xf32> to tensor<?x?xf32>
+    %fresh = func.call @grc_cell(%lhsd, %rhsd, %w1d, %b1d, %w2d, %b2d,
+                                 %gammad, %betad)
+        : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>,
+           tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>)
+        -> tensor<?x?xf32>
+    %freshD = tensor.cast %fresh : tensor<?x?xf32> to tensor<?x128xf32>
+    %newL2 = tensor.extract_slice %freshD[0, 0] [%m5, 128] [1, 1]
+        : tensor<?x128xf32> to tensor<?x128xf32>
+    %newR2 = tensor.extract_slice %freshD[%m5, 0] [%m5, 128] [1, 1]
+        : tensor<?x128xf32> to tensor<?x128xf32>
+    %newL = tensor.expand_shape %newL2 [[0, 1, 2], [3]]
+        output_shape [%n, 5, 1, 128]
+        : tensor<?x128xf32> into tensor<?x5x1x128xf32>
+    %newR = tensor.expand_shape %newR2 [[0, 1, 2], [3]]
+        output_shape [%n, 5, 1, 128]
+        : tensor<?x128xf32> into tensor<?x5x1x128xf32>
+    // GRC(m, r) takes pair j and every pair right of it moves one to the
+    // left (pair_merge over the pairs, selecting pair j of the first P - 1;
+    // none when j = P - 1), then GRC(l, m) takes pair j - 1.
+    %selR = tensor.extract_slice %sel[0, 0, 0] [%n, 5, %p1] [1, 1, 1]
+        : tensor<?x5x?xf32> to tensor<?x5x?xf32>
+    %shifted = rvnn.pair_merge %cand_k, %newR, %selR
+        : (tensor<?x5x?x128xf32>, tensor<?x5x1x128xf32>, tensor<?x5x?xf32>)
+        -> tensor<?x5x?x128xf32>
+    %selL = tensor.extract_slice %sel[0, 0, 1] [%n, 5, %p1] [1, 1, 1]
+        : tensor<?x5x?xf32> to tensor<?x5x?xf32>
+    %selL4 = tensor.expand_shape %selL [[0], [1], [2, 3]]
+        output_shape [%n, 5, %p1, 1]
+        : tensor<?x5x?xf32> into tensor<?x5x?x1xf32>
+    %newLb = rvnn.broadcast_like %newL, %shifted
+        : (tensor<?x5x1x128xf32>, tensor<?x5x?x128xf32>) -> tensor<?x5x?x128xf32>
+    %cand_m = rvnn.gate %selL4, %newLb, %shifted
+        : (tensor<?x5x?x1xf32>, tensor<?x5x?x128xf32>, tensor<?x5x?x128xf32>)
+        -> tensor<?x5x?x128xf32>
+    // Finished samples keep cand[..., :-1, :].
+    %cand_kl = tensor.extract_slice %cand_k[0, 0, 0, 0] [%n, 5, %p1, 128]
+        [1, 1, 1, 1] : tensor<?x5x?x128xf32> to tensor<?x5x?x128xf32>
+    %cand_g = rvnn.gate %nd_g, %cand_m, %cand_kl
+        : (tensor<?x1x1x1xf32>, tensor<?x5x?x128xf32>, tensor<?x5x?x128xf32>)
+        -> tensor<?x5x?x128xf32>
+    // Row 4: in training its fresh compositions (the rows after the first
+    // 2·5N), at evaluation the update above.
+    %m10 = arith.muli %m5, %c2 : index
+    %rows = tensor.dim %freshD, %c0 : tensor<?x128xf32>
+    %soft_rows = arith.subi %rows, %m10 : index
+    %soft_new = tensor.extract_slice %freshD[%m10, 0] [%soft_rows, 128] [1, 1]
+        : tensor<?x128xf32> to tensor<?x128xf32>
+    %hard4 = tensor.extract_slice %cand_g[0, 0, 0, 0] [%n, 4, %p1, 128]
+        [1, 1, 1, 1] : tensor<?x5x?x128xf32> to tensor<?x4x?x128xf32>
+    %upd4 = tensor.extract_slice %cand_g[0, 4, 0, 0] [%n, 1, %p1, 128]
+        [1, 1, 1, 1] : tensor<?x5x?x128xf32> to tensor<?x1x?x128xf32>
+    %upd4f = tensor.collapse_shape %upd4 [[0, 1, 2], [3]]
+        : tensor<?x1x?x128xf32> into tensor<?x128xf32>
+    %row4f = rvnn.mode_select %soft_new, %upd4f
+        : tensor<?x128xf32>, tensor<?x128xf32> -> tensor<?x128xf32>
+    %row4 = tensor.expand_shape %row4f [[0, 1, 2], [3]]
+        output_shape [%n, 1, %p1, 128]
+        : tensor<?x128xf32> into tensor<?x1x?x128xf32>
+    %cand_next = tensor.concat dim(1) %hard4, %row4
+        : (tensor<?x4x?x128xf32>, tensor<?x1x?x128xf32>)
+        -> tensor<?x5x?x128xf32>
+
     %h_y = tensor.cast %h_next : tensor<?x5x?x128xf32> to tensor<?x?x?x128xf32>
+    %cand_y = tensor.cast %cand_next
+        : tensor<?x5x?x128xf32> to tensor<?x?x?x128xf32>
     %accu_y = tensor.cast %accu_k : tensor<?x5xf32> to tensor<?x?xf32>
     %bm_y = tensor.cast %bm_k : tensor<?x5xf32> to tensor<?x?xf32>
-    rvnn.yield %h_y, %accu_y, %bm_y, %pm_next
-        : tensor<?x?x?x128xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>
+    rvnn.yield %h_y, %cand_y, %accu_y, %bm_y, %pm_next
+        : tensor<?x?x?x128xf32>, tensor<?x?x?x128xf32>, tensor<?x?xf32>,
+          tensor<?x?xf32>, tensor<?x?xf32>
   }
 
   // Final (§3): w = softmax_b(beam_mask·accu + (1-beam_mask)·(-999999)),
@@ -377,7 +525,7 @@ func.func @forward(%tokens: tensor<?x?xi64>, %mask: tensor<?x?xf32>)
       [1, 1, 1, 1] : tensor<?x?x?x128xf32> to tensor<?x?x1x128xf32>
   %roots = tensor.collapse_shape %roots4 [[0], [1], [2, 3]]
       : tensor<?x?x1x128xf32> into tensor<?x?x128xf32>
-  %enc = rvnn.beam_marginalize %roots, %fin#1, %fin#2
+  %enc = rvnn.beam_marginalize %roots, %fin#2, %fin#3
       : (tensor<?x?x128xf32>, tensor<?x?xf32>, tensor<?x?xf32>)
       -> tensor<?x128xf32>
 

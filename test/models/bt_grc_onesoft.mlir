@@ -10,11 +10,11 @@
 // ROUNDTRIP: rvnn.param @cell_w1 : tensor<512x256xf32> init xavier_uniform
 // ROUNDTRIP: func.func private @grc_cell
 // ROUNDTRIP-LABEL: func.func @forward
-// ROUNDTRIP: rvnn.recurse ({{.*}}) : tensor<?x?x?x128xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32> halting <none> max_steps
-// Every adjacent pair of every beam is composed, then scored.
-// ROUNDTRIP: tensor.collapse_shape {{.*}} {{\[\[}}0, 1, 2], [3]] : tensor<?x?x?x128xf32> into tensor<?x128xf32>
-// ROUNDTRIP: func.call @grc_cell
-// ROUNDTRIP: rvnn.linear {{.*}} : (tensor<?x?x?x128xf32>, tensor<1x128xf32>) -> tensor<?x?x?x1xf32>
+// The leaves' adjacent pairs are composed once, before the loop.
+// ROUNDTRIP: call @grc_cell
+// ROUNDTRIP: rvnn.recurse ({{.*}}) : tensor<?x?x?x128xf32>, tensor<?x?x?x128xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32> halting <none> max_steps
+// Every composed pair of every beam is scored.
+// ROUNDTRIP: rvnn.linear %{{.*}} : (tensor<?x?x?x128xf32>, tensor<1x128xf32>) -> tensor<?x?x?x1xf32>
 // ROUNDTRIP: rvnn.masked_softmax {{.*}} {dim = 2 : i64}
 // No Gumbel noise in either top-k.
 // ROUNDTRIP: rvnn.topk {{.*}} {k = 5 : i64} : (tensor<?x?x?xf32>, tensor<?x?x?xf32>) -> (tensor<?x?x5xf32>, tensor<?x?x5xi64>)
@@ -33,21 +33,35 @@
 // ROUNDTRIP: linalg.batch_matmul
 // ROUNDTRIP: rvnn.pair_merge {{.*}} : (tensor<?x5x?x128xf32>, tensor<?x5x?x128xf32>, tensor<?x5x?xf32>) -> tensor<?x5x?x128xf32>
 // ROUNDTRIP: rvnn.gate
+// One cell call composes the merged node with its two neighbours in every
+// beam and every pair of the soft beam (row 4), whose states are mixed.
+// ROUNDTRIP-COUNT-3: linalg.batch_matmul
+// ROUNDTRIP: tensor.extract_slice %{{.*}}[0, 4, 0, 0] [%{{.*}}, 1, %{{.*}}, 128] [1, 1, 1, 1] : tensor<?x5x?x128xf32> to tensor<?x1x?x128xf32>
+// ROUNDTRIP: tensor.extract_slice %{{.*}}[0, 4, 1, 0] [%{{.*}}, 1, %{{.*}}, 128] [1, 1, 1, 1] : tensor<?x5x?x128xf32> to tensor<?x1x?x128xf32>
+// ROUNDTRIP: tensor.concat dim(0) {{.*}} : (tensor<?x128xf32>, tensor<?x128xf32>, tensor<?x128xf32>) -> tensor<?x128xf32>
+// ROUNDTRIP: tensor.concat dim(0) {{.*}} : (tensor<?x128xf32>, tensor<?x128xf32>, tensor<?x128xf32>) -> tensor<?x128xf32>
+// ROUNDTRIP: func.call @grc_cell
+// The other beams shift their pairs and take the two new ones.
+// ROUNDTRIP: rvnn.pair_merge {{.*}} : (tensor<?x5x?x128xf32>, tensor<?x5x1x128xf32>, tensor<?x5x?xf32>) -> tensor<?x5x?x128xf32>
+// ROUNDTRIP: rvnn.gate {{.*}} : (tensor<?x5x?x1xf32>, tensor<?x5x?x128xf32>, tensor<?x5x?x128xf32>)
+// ROUNDTRIP: rvnn.gate
+// ROUNDTRIP: tensor.concat dim(1) {{.*}} : (tensor<?x4x?x128xf32>, tensor<?x1x?x128xf32>) -> tensor<?x5x?x128xf32>
 // ROUNDTRIP: rvnn.yield
 // ROUNDTRIP: rvnn.beam_marginalize {{.*}} -> tensor<?x128xf32>
 
 // COMPILED-NOT: @grc_cell
 // COMPILED-LABEL: func.func @forward
+// COMPILED: tensor.concat dim(1) %{{.*}}, %{{.*}} : (tensor<?x128xf32>, tensor<?x128xf32>) -> tensor<?x256xf32>
 // COMPILED: rvnn.recurse
 // COMPILED-NOT: call
-// COMPILED: tensor.concat dim(1) %{{.*}}, %{{.*}} : (tensor<?x128xf32>, tensor<?x128xf32>) -> tensor<?x256xf32>
-// COMPILED: rvnn.linear {{.*}} -> tensor<?x512xf32>
-// COMPILED: rvnn.layer_norm {{.*}} -> tensor<?x128xf32>
 // COMPILED: rvnn.linear {{.*}} -> tensor<?x?x?x1xf32>
 // COMPILED: rvnn.topk
 // COMPILED: rvnn.topk
 // COMPILED: rvnn.mode_select
 // COMPILED: rvnn.pair_merge
+// COMPILED: tensor.concat dim(1) %{{.*}}, %{{.*}} : (tensor<?x128xf32>, tensor<?x128xf32>) -> tensor<?x256xf32>
+// COMPILED: rvnn.linear {{.*}} -> tensor<?x512xf32>
+// COMPILED: rvnn.layer_norm {{.*}} -> tensor<?x128xf32>
 // COMPILED: rvnn.yield
 // COMPILED: rvnn.beam_marginalize
 // COMPILED: -> tensor<?x10xf32>

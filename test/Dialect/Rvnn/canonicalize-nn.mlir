@@ -88,7 +88,7 @@ func.func @broadcast_like_kept(%x: tensor<4x1xf32>, %r: tensor<4x5xf32>) -> tens
 // CHECK-NOT: rvnn.mode_select
 // CHECK: return %[[X]]
 func.func @mode_select_same(%x: tensor<?x5xf32>) -> tensor<?x5xf32> {
-  %y = rvnn.mode_select %x, %x : tensor<?x5xf32>
+  %y = rvnn.mode_select %x, %x : tensor<?x5xf32>, tensor<?x5xf32> -> tensor<?x5xf32>
   return %y : tensor<?x5xf32>
 }
 
@@ -101,8 +101,8 @@ func.func @mode_select_same(%x: tensor<?x5xf32>) -> tensor<?x5xf32> {
 // CSE-COUNT-1: rvnn.mode_select
 // CSE-NOT: rvnn.mode_select
 func.func @mode_select_kept(%a: tensor<?x5xf32>, %b: tensor<?x5xf32>) -> (tensor<?x5xf32>, tensor<?x5xf32>) {
-  %x = rvnn.mode_select %a, %b : tensor<?x5xf32>
-  %y = rvnn.mode_select %a, %b : tensor<?x5xf32>
+  %x = rvnn.mode_select %a, %b : tensor<?x5xf32>, tensor<?x5xf32> -> tensor<?x5xf32>
+  %y = rvnn.mode_select %a, %b : tensor<?x5xf32>, tensor<?x5xf32> -> tensor<?x5xf32>
   return %x, %y : tensor<?x5xf32>, tensor<?x5xf32>
 }
 

@@ -329,9 +329,25 @@ func.func @pool_kind(%h: tensor<?x?x128xf32>, %m: tensor<?x?xf32>) -> tensor<?x1
 
 // -----
 
-func.func @mode_select_types(%a: tensor<4x5xf32>, %b: tensor<4x6xf32>) -> tensor<4x5xf32> {
-  // expected-error @below {{requires the same type for all operands and results}}
-  %y = "rvnn.mode_select"(%a, %b) : (tensor<4x5xf32>, tensor<4x6xf32>) -> tensor<4x5xf32>
+func.func @mode_select_sizes(%a: tensor<4x5xf32>, %b: tensor<4x6xf32>) -> tensor<4x5xf32> {
+  // expected-error @below {{result type 'tensor<4x5xf32>' should be 'tensor<4x?xf32>' (a size is static only where both operands have it)}}
+  %y = rvnn.mode_select %a, %b : tensor<4x5xf32>, tensor<4x6xf32> -> tensor<4x5xf32>
+  return %y : tensor<4x5xf32>
+}
+
+// -----
+
+func.func @mode_select_dynamic(%a: tensor<?x5xf32>, %b: tensor<?x5xf32>) -> tensor<3x5xf32> {
+  // expected-error @below {{result type 'tensor<3x5xf32>' should be 'tensor<?x5xf32>'}}
+  %y = rvnn.mode_select %a, %b : tensor<?x5xf32>, tensor<?x5xf32> -> tensor<3x5xf32>
+  return %y : tensor<3x5xf32>
+}
+
+// -----
+
+func.func @mode_select_ranks(%a: tensor<4x5xf32>, %b: tensor<20xf32>) -> tensor<4x5xf32> {
+  // expected-error @below {{operands don't have matching ranks}}
+  %y = rvnn.mode_select %a, %b : tensor<4x5xf32>, tensor<20xf32> -> tensor<4x5xf32>
   return %y : tensor<4x5xf32>
 }
 

@@ -162,9 +162,20 @@ func.func @pool(%h: tensor<?x?x128xf32>, %mask: tensor<?x?xf32>) -> (tensor<?x12
 
 // CHECK-LABEL: func.func @mode_select
 func.func @mode_select(%soft: tensor<?x1x?xf32>, %hard: tensor<?x1x?xf32>) -> tensor<?x1x?xf32> {
-  // CHECK: rvnn.mode_select %{{.*}}, %{{.*}} : tensor<?x1x?xf32>
-  %w = rvnn.mode_select %soft, %hard : tensor<?x1x?xf32>
+  // CHECK: rvnn.mode_select %{{.*}}, %{{.*}} : tensor<?x1x?xf32>, tensor<?x1x?xf32> -> tensor<?x1x?xf32>
+  %w = rvnn.mode_select %soft, %hard : tensor<?x1x?xf32>, tensor<?x1x?xf32> -> tensor<?x1x?xf32>
   return %w : tensor<?x1x?xf32>
+}
+
+// -----
+
+// Rows only training computes: an empty block at evaluation. A size the
+// modes disagree on is dynamic.
+// CHECK-LABEL: func.func @mode_select_sizes
+func.func @mode_select_sizes(%rows: tensor<6x128xf32>, %none: tensor<0x128xf32>) -> tensor<?x128xf32> {
+  // CHECK: rvnn.mode_select %{{.*}}, %{{.*}} : tensor<6x128xf32>, tensor<0x128xf32> -> tensor<?x128xf32>
+  %y = rvnn.mode_select %rows, %none : tensor<6x128xf32>, tensor<0x128xf32> -> tensor<?x128xf32>
+  return %y : tensor<?x128xf32>
 }
 
 // -----

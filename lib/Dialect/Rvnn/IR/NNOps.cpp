@@ -281,11 +281,37 @@ LogicalResult ModeSelectOp::inferReturnTypeComponents(
     MLIRContext *, std::optional<Location> location,
     ModeSelectOp::Adaptor adaptor,
     SmallVectorImpl<ShapedTypeComponents> &inferred) {
-  return inferSameAsInput(location, adaptor.getTraining(), inferred);
+  RankedTensorType training = rankedType(adaptor.getTraining());
+  RankedTensorType evaluation = rankedType(adaptor.getEvaluation());
+  if (!training || !evaluation)
+    return emitOptionalError(location, "expects ranked tensor operands");
+  if (training.getRank() != evaluation.getRank())
+    return emitOptionalError(location, "operands of rank ", training.getRank(),
+                             " and ", evaluation.getRank(),
+                             " (they need one rank)");
+  // A size is static where both modes agree on it.
+  SmallVector<int64_t> shape;
+  for (auto [a, b] : llvm::zip(training.getShape(), evaluation.getShape()))
+    shape.push_back(a == b ? a : ShapedType::kDynamic);
+  inferred.emplace_back(shape, training.getElementType());
+  return success();
 }
 
 LogicalResult ModeSelectOp::verify() {
-  return verifyInferredShapes(getOperation());
+  SmallVector<ShapedTypeComponents> inferred;
+  if (failed(inferReturnTypeComponents(getContext(), getLoc(), getOperands(),
+                                       nullptr, nullptr, {}, inferred)))
+    return failure();
+  // Exactly the join: a static size the modes disagree on would be wrong in
+  // one of them.
+  auto expected = RankedTensorType::get(inferred.front().getDims(),
+                                        getType().getElementType());
+  if (getType() != expected)
+    return emitOpError() << "result type " << getType() << " should be "
+                         << expected
+                         << " (a size is static only where both operands "
+                            "have it)";
+  return success();
 }
 
 OpFoldResult ModeSelectOp::fold(FoldAdaptor) {

@@ -657,7 +657,8 @@ def Exec_DropoutOp
 def Exec_GeluOp : Exec_Kernel<Rvnn_GeluOp, Exec_SameTypePure>;
 def Exec_SigmoidOp : Exec_Kernel<Rvnn_SigmoidOp, Exec_SameTypePure>;
 def Exec_ReluOp : Exec_Kernel<Rvnn_ReluOp, Exec_SameTypePure>;
-def Exec_ModeSelectOp : Exec_Kernel<Rvnn_ModeSelectOp, Exec_SameTypePure>;
+def Exec_ModeSelectOp : Exec_Kernel<Rvnn_ModeSelectOp, [
+    Pure, SameOperandsAndResultElementType, SameOperandsAndResultRank]>;
 def Exec_SoftmaxOp : Exec_Kernel<Rvnn_SoftmaxOp, Exec_SameTypePure>;
 def Exec_MaskedSoftmaxOp
     : Exec_Kernel<Rvnn_MaskedSoftmaxOp, [Pure, AllTypesMatch<["input", "result"]>]>;

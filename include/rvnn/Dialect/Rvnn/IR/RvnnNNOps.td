@@ -179,13 +179,20 @@ def Rvnn_DropoutOp : Rvnn_ShapedOp<"dropout", [
 }
 
 def Rvnn_ModeSelectOp : Rvnn_ShapedOp<"mode_select", [
-    Pure, SameOperandsAndResultType]> {
+    Pure, SameOperandsAndResultElementType, SameOperandsAndResultRank]> {
   let summary = "a value in training, another at evaluation";
   let description = [{
     The result is `training` when the model runs in training mode and
     `evaluation` otherwise (the mode that switches dropout and Gumbel
-    noise). Both operands have the result's type; the cotangent flows to the
-    operand the mode selects (the other one's is zero).
+    noise); the cotangent flows to the operand the mode selects (the other
+    one's is zero).
+
+    The operands have the result's element type and rank but may differ in
+    size, so a computation that only training needs can be skipped at
+    evaluation by selecting an empty tensor in its place: BT-GRC OneSoft
+    composes the pairs of its soft beam in training only. The result's
+    static sizes are those both operands have; a size they disagree on, or
+    that either leaves dynamic, is dynamic.
 
     For training-only relaxations that keep the shapes of their evaluation
     form: BT-GRC OneSoft merges the beams beyond the top `beam - 1` into one
@@ -199,13 +206,19 @@ def Rvnn_ModeSelectOp : Rvnn_ShapedOp<"mode_select", [
 
     Example:
     ```mlir
-    %w = rvnn.mode_select %soft, %hard : tensor<?x1x?xf32>
+    %w = rvnn.mode_select %soft, %hard
+        : tensor<?x1x?xf32>, tensor<?x1x?xf32> -> tensor<?x1x?xf32>
+    %rows = rvnn.mode_select %pairs, %none
+        : tensor<?x128xf32>, tensor<0x128xf32> -> tensor<?x128xf32>
     ```
   }];
   let arguments = (ins Rvnn_FloatTensor:$training,
                        Rvnn_FloatTensor:$evaluation);
   let results = (outs Rvnn_FloatTensor:$result);
-  let assemblyFormat = "$training `,` $evaluation attr-dict `:` type($result)";
+  let assemblyFormat = [{
+    $training `,` $evaluation attr-dict `:` type($training) `,`
+    type($evaluation) `->` type($result)
+  }];
   let hasFolder = 1;
 }
 
