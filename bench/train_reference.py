@@ -67,6 +67,7 @@ the interrupted run's (to train further).
 Runs with Debian's python3-torch (/usr/bin/python3).
 """
 import argparse
+import dataclasses
 import hashlib
 import importlib
 import inspect
@@ -177,9 +178,37 @@ def run_identity(args):
             "no_noise": args.no_noise, "inputs_sha256": inputs.hexdigest()}
 
 
-def save_checkpoint(path, state):
+@dataclasses.dataclass
+class Progress:
+    """The training loop's bookkeeping: with the parameters, the optimiser's
+    state and torch's generator, what a checkpoint holds."""
+    best: float = -math.inf
+    best_step: int = -1
+    bad_evals: int = 0
+    best_params: list = None
+    step: int = 0
+    epoch: int = 0
+    loss_sum: float = 0.0  # since the last training record
+    norm_sum: float = 0.0
+    logged: int = 0
+    stop_reason: str = "epochs"
+    stop: bool = False
+    history: list = dataclasses.field(default_factory=list)  # the records
+    resumed_after: list = dataclasses.field(default_factory=list)
+    elapsed_s: float = 0.0
+
+
+def save_checkpoint(path, identity, plist, inner, optimiser, plateau,
+                    progress):
     """torch.save to a temporary file, then an atomic rename: a kill at any
     point leaves the previous checkpoint or the new one."""
+    state = {"identity": identity, "params": [p.detach() for p in plist],
+             "inner": inner.state_dict(), "slow": optimiser.slow,
+             "fast_steps": optimiser.fast_steps,
+             "plateau": plateau.state_dict(),
+             "torch_rng": torch.get_rng_state()}
+    state.update({field.name: getattr(progress, field.name)
+                  for field in dataclasses.fields(Progress)})
     temporary = path + ".tmp"
     with open(temporary, "wb") as f:
         torch.save(state, f)
@@ -188,13 +217,22 @@ def save_checkpoint(path, state):
     os.replace(temporary, path)
 
 
-def load_checkpoint(path, identity):
+def restore_checkpoint(path, identity, plist, inner, optimiser, plateau):
+    """The state save_checkpoint wrote, put back; returns its Progress."""
     state = torch.load(path)
     if state.get("identity") != identity:
         sys.exit(f"{path}: checkpoint of another run ({state.get('identity')}); "
                  f"this run is {identity}: remove it or pass another "
                  f"--checkpoint")
-    return state
+    with torch.no_grad():
+        for p, saved in zip(plist, state["params"]):
+            p.copy_(saved)
+    inner.load_state_dict(state["inner"])
+    optimiser.slow, optimiser.fast_steps = state["slow"], state["fast_steps"]
+    plateau.load_state_dict(state["plateau"])
+    torch.set_rng_state(state["torch_rng"])
+    return Progress(**{field.name: state[field.name]
+                       for field in dataclasses.fields(Progress)})
 
 
 def main():
@@ -295,141 +333,110 @@ def main():
         threshold_mode=schedule["threshold_mode"],
         cooldown=schedule["cooldown"], min_lr=schedule["min_lr"])
 
-    best, best_step, bad_evals = -math.inf, -1, 0
-    best_params = None
-    step = epoch = 0
-    loss_sum = norm_sum = 0.0
-    logged = 0
-    stop_reason = "epochs"
-    stop = False
-    history, resumed_after = [], []
-    elapsed = 0.0
+    run = Progress()
     identity = run_identity(args) if args.checkpoint else None
     if args.checkpoint and os.path.exists(args.checkpoint):
-        state = load_checkpoint(args.checkpoint, identity)
-        with torch.no_grad():
-            for p, saved in zip(plist, state["params"]):
-                p.copy_(saved)
-        inner.load_state_dict(state["inner"])
-        optimiser.slow, optimiser.fast_steps = state["slow"], state["fast_steps"]
-        plateau.load_state_dict(state["plateau"])
-        torch.set_rng_state(state["torch_rng"])
-        (best, best_step, bad_evals, best_params, step, epoch, loss_sum,
-         norm_sum, logged, stop_reason, stop, history, resumed_after,
-         elapsed) = (state[key] for key in (
-             "best", "best_step", "bad_evals", "best_params", "step", "epoch",
-             "loss_sum", "norm_sum", "logged", "stop_reason", "stop",
-             "history", "resumed_after", "elapsed_s"))
-        resumed_after.append(epoch)
-        print(f"resuming {args.checkpoint} after epoch {epoch}, step {step}",
-              file=sys.stderr)
+        run = restore_checkpoint(args.checkpoint, identity, plist, inner,
+                                 optimiser, plateau)
+        run.resumed_after.append(run.epoch)
+        print(f"resuming {args.checkpoint} after epoch {run.epoch}, step "
+              f"{run.step}", file=sys.stderr)
 
     metrics = open(args.metrics, "w")
-
-    def record(entry):
-        history.append(entry)
-        metrics.write(json.dumps(entry) + "\n")
-        metrics.flush()
-
-    for entry in history:
+    for entry in run.history:
         metrics.write(json.dumps(entry) + "\n")
     metrics.flush()
 
-    def checkpoint():
-        save_checkpoint(args.checkpoint, {
-            "identity": identity, "params": [p.detach() for p in plist],
-            "inner": inner.state_dict(), "slow": optimiser.slow,
-            "fast_steps": optimiser.fast_steps,
-            "plateau": plateau.state_dict(), "torch_rng": torch.get_rng_state(),
-            "best": best, "best_step": best_step, "bad_evals": bad_evals,
-            "best_params": best_params, "step": step, "epoch": epoch,
-            "loss_sum": loss_sum, "norm_sum": norm_sum, "logged": logged,
-            "stop_reason": stop_reason, "stop": stop, "history": history,
-            "resumed_after": resumed_after,
-            "elapsed_s": time.perf_counter() - start})
+    def record(entry):
+        run.history.append(entry)
+        metrics.write(json.dumps(entry) + "\n")
+        metrics.flush()
 
-    start, log_start = time.perf_counter() - elapsed, time.perf_counter()
+    start, log_start = time.perf_counter() - run.elapsed_s, time.perf_counter()
     print(f"eager {args.model}: {len(train_rows)} training examples, "
           f"{torch.get_num_threads()} thread(s), dropout {dropout}"
           f"{', no Gumbel noise' if mode.get('noise') is False else ''}",
           file=sys.stderr)
-    while not stop and epoch < epochs:
-        if max_steps and step >= max_steps:
-            stop_reason = "max_steps"
+    while not run.stop and run.epoch < epochs:
+        if max_steps and run.step >= max_steps:
+            run.stop_reason = "max_steps"
             break
         batches = bucketed_batches(train_rows, batch_size,
-                                   random.Random(batch_rng_seed + epoch),
+                                   random.Random(batch_rng_seed + run.epoch),
                                    make_batch, row_length)
         for inputs, labels in batches:
-            if max_steps and step >= max_steps:
-                stop, stop_reason = True, "max_steps"
+            if max_steps and run.step >= max_steps:
+                run.stop, run.stop_reason = True, "max_steps"
                 break
             for p in plist:
                 p.grad = None
             loss = reference.loss(params, inputs, labels, **mode)
             value = loss.item()
             if not math.isfinite(value):
-                sys.exit(f"training loss is {value} at epoch {epoch + 1}, "
-                         f"step {step + 1}")
+                sys.exit(f"training loss is {value} at epoch {run.epoch + 1}, "
+                         f"step {run.step + 1}")
             loss.backward()
             if clip > 0:
-                norm_sum += clip_grad_norm(plist, clip)
+                run.norm_sum += clip_grad_norm(plist, clip)
             optimiser.step()
-            step += 1
-            loss_sum += value
-            logged += 1
-            if log_every > 0 and step % log_every == 0:
+            run.step += 1
+            run.loss_sum += value
+            run.logged += 1
+            if log_every > 0 and run.step % log_every == 0:
                 now = time.perf_counter()
-                entry = {"type": "train", "epoch": epoch, "step": step,
-                         "loss": loss_sum / logged,
+                entry = {"type": "train", "epoch": run.epoch, "step": run.step,
+                         "loss": run.loss_sum / run.logged,
                          "lr": inner.param_groups[0]["lr"],
-                         "steps_per_s": logged / (now - log_start),
+                         "steps_per_s": run.logged / (now - log_start),
                          "elapsed_s": now - start}
                 if clip > 0:
-                    entry["grad_norm"] = norm_sum / logged
+                    entry["grad_norm"] = run.norm_sum / run.logged
                 record(entry)
-                if step % max(log_every, 50) == 0:
-                    print(f"epoch {epoch + 1} step {step}: loss "
+                if run.step % max(log_every, 50) == 0:
+                    print(f"epoch {run.epoch + 1} step {run.step}: loss "
                           f"{entry['loss']:.5g}, {entry['steps_per_s']:.3g} "
                           f"steps/s", file=sys.stderr)
-                loss_sum = norm_sum = 0.0
-                logged = 0
+                run.loss_sum = run.norm_sum = 0.0
+                run.logged = 0
                 log_start = time.perf_counter()
-        if stop:
+        if run.stop:
             break
-        finished = epoch
-        epoch += 1
+        finished = run.epoch
+        run.epoch += 1
         accuracy = evaluate(reference, params, dev_batches)
         plateau.step(accuracy)
-        improved = accuracy > best
+        improved = accuracy > run.best
         if improved:
-            best, best_step, bad_evals = accuracy, step, 0
-            best_params = [p.detach().clone() for p in plist]
+            run.best, run.best_step, run.bad_evals = accuracy, run.step, 0
+            run.best_params = [p.detach().clone() for p in plist]
         else:
-            bad_evals += 1
-        record({"type": "eval", "epoch": finished, "step": step,
+            run.bad_evals += 1
+        record({"type": "eval", "epoch": finished, "step": run.step,
                 "dev": {"accuracy": accuracy,
                         "n": sum(l.numel() for _, l in dev_batches)},
-                "improved": improved, "best": best, "bad_evals": bad_evals,
-                "lr": inner.param_groups[0]["lr"],
+                "improved": improved, "best": run.best,
+                "bad_evals": run.bad_evals, "lr": inner.param_groups[0]["lr"],
                 "elapsed_s": time.perf_counter() - start})
-        print(f"eval epoch {finished + 1} step {step}: dev accuracy "
-              f"{accuracy:.4g} (best {best:.4g} at step {best_step}), lr "
-              f"{inner.param_groups[0]['lr']:.3g}", file=sys.stderr)
-        if bad_evals >= patience:
-            stop, stop_reason = True, "early_stopping"
+        print(f"eval epoch {finished + 1} step {run.step}: dev accuracy "
+              f"{accuracy:.4g} (best {run.best:.4g} at step {run.best_step}), "
+              f"lr {inner.param_groups[0]['lr']:.3g}", file=sys.stderr)
+        if run.bad_evals >= patience:
+            run.stop, run.stop_reason = True, "early_stopping"
         if args.checkpoint:
-            checkpoint()
+            run.elapsed_s = time.perf_counter() - start
+            save_checkpoint(args.checkpoint, identity, plist, inner,
+                            optimiser, plateau, run)
     wall = time.perf_counter() - start
     metrics.close()
 
-    if best_params is not None:
+    if run.best_params is not None:
         with torch.no_grad():
-            for p, saved in zip(plist, best_params):
+            for p, saved in zip(plist, run.best_params):
                 p.copy_(saved)
     final = evaluate(reference, params, dev_batches)
-    print(f"trained {step} steps, {epoch} epochs (stopped: {stop_reason}); "
-          f"dev accuracy {100 * final:.2f}%", file=sys.stderr)
+    print(f"trained {run.step} steps, {run.epoch} epochs (stopped: "
+          f"{run.stop_reason}); dev accuracy {100 * final:.2f}%",
+          file=sys.stderr)
     tests = {}
     for path in args.test:
         tests[os.path.basename(path)] = score_test(
@@ -439,16 +446,17 @@ def main():
               file=sys.stderr)
     if args.results:
         with open(args.results, "w") as f:
-            json.dump({"steps": step, "epochs": epoch,
-                       "stop_reason": stop_reason,
-                       "best_dev_accuracy": best, "best_step": best_step,
+            json.dump({"steps": run.step, "epochs": run.epoch,
+                       "stop_reason": run.stop_reason,
+                       "best_dev_accuracy": run.best,
+                       "best_step": run.best_step,
                        "dev_accuracy": final, "wall_s": wall,
-                       "tests": tests, "resumed_after_epochs": resumed_after,
+                       "tests": tests,
+                       "resumed_after_epochs": run.resumed_after,
                        "threads": torch.get_num_threads(),
                        "torch": torch.__version__}, f, indent=2)
             f.write("\n")
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())
