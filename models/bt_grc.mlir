@@ -79,6 +79,19 @@ func.func private @grc_cell(tensor<?x?xf32>, tensor<?x?xf32>,
                             tensor<?x?xf32>, tensor<?xf32>,
                             tensor<?x?xf32>, tensor<?xf32>,
                             tensor<?xf32>, tensor<?xf32>) -> tensor<?x?xf32>
+// Beam search over adjacent pairs (models/cells.mlir, model-specs §3).
+func.func private @beam_pair_ranking(tensor<?x?x?xf32>, tensor<?x?xf32>, index)
+    -> (tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>)
+func.func private @beam_children(tensor<?x?xf32>, tensor<?x?xf32>,
+                                 tensor<?x?xf32>, tensor<?x?x?xf32>,
+                                 tensor<?x?x?xi64>)
+    -> (tensor<?x?xf32>, tensor<?x?xf32>)
+func.func private @beam_merge_neighbours(tensor<?x?x?x?xf32>,
+                                         tensor<?x?x?x?xf32>, tensor<?x?x?xf32>)
+    -> (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>)
+func.func private @beam_carried_pairs(tensor<?x?x?x?xf32>, tensor<?x?x?xf32>,
+                                      tensor<?x?xf32>, tensor<?x1xf32>)
+    -> tensor<?x?x?x?xf32>
 
 func.func @forward(%tokens: tensor<?x?xi64>, %mask: tensor<?x?xf32>)
     -> tensor<?x10xf32> {
@@ -183,76 +196,30 @@ func.func @forward(%tokens: tensor<?x?xi64>, %mask: tensor<?x?xf32>)
     %sp = tensor.dim %h, %c2 : tensor<?x?x?x128xf32>
     %p = arith.subi %sp, %c1 : index
 
-    // 1. Score every composed pair of every beam.
+    // 1. Score every composed pair of every beam; p = masked_softmax over
+    // the valid pairs, then 5 padding entries (@beam_pair_ranking).
     %z = rvnn.linear %cand, %sw
         : (tensor<?x?x?x128xf32>, tensor<1x128xf32>) -> tensor<?x?x?x1xf32>
     %score = tensor.collapse_shape %z [[0], [1], [2, 3]]
         : tensor<?x?x?x1xf32> into tensor<?x?x?xf32>
-    %pm3 = tensor.expand_shape %pm [[0], [1, 2]] output_shape [%n, 1, %p]
-        : tensor<?x?xf32> into tensor<?x1x?xf32>
-    %valid = rvnn.broadcast_like %pm3, %score
-        : (tensor<?x1x?xf32>, tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
-    %prob = rvnn.masked_softmax %score, %valid {dim = 2 : i64}
-        : tensor<?x?x?xf32>, tensor<?x?x?xf32>
+    %key, %real, %probp = func.call @beam_pair_ranking(%score, %pm, %c5)
+        : (tensor<?x?x?xf32>, tensor<?x?xf32>, index)
+        -> (tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>)
 
-    // 2. Top-5 pairs per beam over [P real pairs; 5 padding entries]. The
-    // ranking key is log p (the order of p; Gumbel noise on it in training
-    // is noise on the scores up to a per-beam shift); padding never beats a
-    // real pair, so the real picks are §3's top min(P, 5).
-    %ref5 = tensor.empty(%n, %b) : tensor<?x?x5xf32>
-    %pad5 = rvnn.broadcast_like %zero, %ref5
-        : (tensor<f32>, tensor<?x?x5xf32>) -> tensor<?x?x5xf32>
-    %ones = rvnn.broadcast_like %one, %score
-        : (tensor<f32>, tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
-    %logp = math.log %prob : tensor<?x?x?xf32>
-    %key = tensor.concat dim(2) %logp, %pad5
-        : (tensor<?x?x?xf32>, tensor<?x?x5xf32>) -> tensor<?x?x?xf32>
-    %real = tensor.concat dim(2) %ones, %pad5
-        : (tensor<?x?x?xf32>, tensor<?x?x5xf32>) -> tensor<?x?x?xf32>
-    %probp = tensor.concat dim(2) %prob, %pad5
-        : (tensor<?x?x?xf32>, tensor<?x?x5xf32>) -> tensor<?x?x?xf32>
+    // 2. Top-5 pairs per beam over [P real pairs; 5 padding entries], Gumbel
+    // noise on the key in training; padding never beats a real pair, so the
+    // real picks are §3's top min(P, 5). The children's scores and beam
+    // masks: @beam_children.
     %top, %pick = rvnn.topk %key, %real {k = 5 : i64, gumbel = true}
         : (tensor<?x?x?xf32>, tensor<?x?x?xf32>)
         -> (tensor<?x?x5xf32>, tensor<?x?x5xi64>)
-    // Child scores: accu + log(p_pick + 1e-20), noise-free p.
-    %accu_c = rvnn.beam_accumulate %accu, %probp, %pick
-        : (tensor<?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x5xi64>)
-        -> tensor<?x?xf32>
-    // Child beam mask: parent's mask · (child 0 or sample not finished) ·
-    // (child picked a real pair, not padding).
+    %pickd = tensor.cast %pick : tensor<?x?x5xi64> to tensor<?x?x?xi64>
+    %accu_c, %bm_c = func.call @beam_children(%accu, %bm, %pm, %probp, %pickd)
+        : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>,
+           tensor<?x?x?xf32>, tensor<?x?x?xi64>)
+        -> (tensor<?x?xf32>, tensor<?x?xf32>)
     %nd = tensor.extract_slice %pm[0, 0] [%n, 1] [1, 1]
         : tensor<?x?xf32> to tensor<?x1xf32>
-    %ref4 = tensor.empty(%n) : tensor<?x4xf32>
-    %nd4 = rvnn.broadcast_like %nd, %ref4
-        : (tensor<?x1xf32>, tensor<?x4xf32>) -> tensor<?x4xf32>
-    %first = rvnn.broadcast_like %one, %nd
-        : (tensor<f32>, tensor<?x1xf32>) -> tensor<?x1xf32>
-    %keep5 = tensor.concat dim(1) %first, %nd4
-        : (tensor<?x1xf32>, tensor<?x4xf32>) -> tensor<?x5xf32>
-    %keep5e = tensor.expand_shape %keep5 [[0], [1, 2]] output_shape [%n, 1, 5]
-        : tensor<?x5xf32> into tensor<?x1x5xf32>
-    %keepc = rvnn.broadcast_like %keep5e, %pick
-        : (tensor<?x1x5xf32>, tensor<?x?x5xi64>) -> tensor<?x?x5xf32>
-    %bm3 = tensor.expand_shape %bm [[0], [1, 2]] output_shape [%n, %b, 1]
-        : tensor<?x?xf32> into tensor<?x?x1xf32>
-    %bmc = rvnn.broadcast_like %bm3, %pick
-        : (tensor<?x?x1xf32>, tensor<?x?x5xi64>) -> tensor<?x?x5xf32>
-    %bm_c3 = arith.mulf %bmc, %keepc : tensor<?x?x5xf32>
-    %bm_c2 = tensor.collapse_shape %bm_c3 [[0], [1, 2]]
-        : tensor<?x?x5xf32> into tensor<?x?xf32>
-    %pick2 = tensor.collapse_shape %pick [[0], [1, 2]]
-        : tensor<?x?x5xi64> into tensor<?x?xi64>
-    %ones_n = rvnn.broadcast_like %one, %pm
-        : (tensor<f32>, tensor<?x?xf32>) -> tensor<?x?xf32>
-    %ref5n = tensor.empty(%n) : tensor<?x5xf32>
-    %pad_n = rvnn.broadcast_like %zero, %ref5n
-        : (tensor<f32>, tensor<?x5xf32>) -> tensor<?x5xf32>
-    // Per sample: 1 for the P real pairs, 0 for the 5 padding entries.
-    %real_n = tensor.concat dim(1) %ones_n, %pad_n
-        : (tensor<?x?xf32>, tensor<?x5xf32>) -> tensor<?x?xf32>
-    %is_real = rvnn.beam_gather %real_n, %pick2
-        : (tensor<?x?xf32>, tensor<?x?xi64>) -> tensor<?x?xf32>
-    %bm_c = arith.mulf %bm_c2, %is_real : tensor<?x?xf32>
 
     // 3. Keep the top 5 children by accu (masked children never win).
     %kv, %kept = rvnn.topk %accu_c, %bm_c {k = 5 : i64, gumbel = true}
@@ -298,95 +265,34 @@ func.func @forward(%tokens: tensor<?x?xi64>, %mask: tensor<?x?xf32>)
     %pm_next = tensor.extract_slice %pm[0, 1] [%n, %p1] [1, 1]
         : tensor<?x?xf32> to tensor<?x?xf32>
 
-    // 5. The merged node m = Σ sel·cand and its neighbours, l = Σ_j
-    // sel_j·h_{j-1} and r = Σ_j sel_j·h_{j+2} (zero where there is none:
-    // the pair it would make is then never read), make the two new pairs.
-    %m5 = arith.muli %n, %c5 : index
-    %sel2 = tensor.collapse_shape %sel [[0, 1], [2]]
-        : tensor<?x5x?xf32> into tensor<?x?xf32>
-    %sel3 = tensor.expand_shape %sel2 [[0], [1, 2]] output_shape [%m5, 1, %p]
-        : tensor<?x?xf32> into tensor<?x1x?xf32>
-    %cand3 = tensor.collapse_shape %cand_k [[0, 1], [2], [3]]
-        : tensor<?x5x?x128xf32> into tensor<?x?x128xf32>
-    %h3 = tensor.collapse_shape %h_k [[0, 1], [2], [3]]
-        : tensor<?x5x?x128xf32> into tensor<?x?x128xf32>
-    %selL3 = tensor.extract_slice %sel3[0, 0, 1] [%m5, 1, %p1] [1, 1, 1]
-        : tensor<?x1x?xf32> to tensor<?x1x?xf32>
-    %selR3 = tensor.extract_slice %sel3[0, 0, 0] [%m5, 1, %p1] [1, 1, 1]
-        : tensor<?x1x?xf32> to tensor<?x1x?xf32>
-    %hL3 = tensor.extract_slice %h3[0, 0, 0] [%m5, %p1, 128] [1, 1, 1]
-        : tensor<?x?x128xf32> to tensor<?x?x128xf32>
-    %hR3 = tensor.extract_slice %h3[0, 2, 0] [%m5, %p1, 128] [1, 1, 1]
-        : tensor<?x?x128xf32> to tensor<?x?x128xf32>
-    %refD = tensor.empty(%m5) : tensor<?x1x128xf32>
-    %accD = rvnn.broadcast_like %zero, %refD
-        : (tensor<f32>, tensor<?x1x128xf32>) -> tensor<?x1x128xf32>
-    %mid3 = linalg.batch_matmul
-        ins(%sel3, %cand3 : tensor<?x1x?xf32>, tensor<?x?x128xf32>)
-        outs(%accD : tensor<?x1x128xf32>) -> tensor<?x1x128xf32>
-    %left3 = linalg.batch_matmul
-        ins(%selL3, %hL3 : tensor<?x1x?xf32>, tensor<?x?x128xf32>)
-        outs(%accD : tensor<?x1x128xf32>) -> tensor<?x1x128xf32>
-    %right3 = linalg.batch_matmul
-        ins(%selR3, %hR3 : tensor<?x1x?xf32>, tensor<?x?x128xf32>)
-        outs(%accD : tensor<?x1x128xf32>) -> tensor<?x1x128xf32>
-    %mid2 = tensor.collapse_shape %mid3 [[0, 1], [2]]
-        : tensor<?x1x128xf32> into tensor<?x128xf32>
-    %left2 = tensor.collapse_shape %left3 [[0, 1], [2]]
-        : tensor<?x1x128xf32> into tensor<?x128xf32>
-    %right2 = tensor.collapse_shape %right3 [[0, 1], [2]]
-        : tensor<?x1x128xf32> into tensor<?x128xf32>
-    // One cell call: rows [GRC(l, m); GRC(m, r)].
-    %lhs = tensor.concat dim(0) %left2, %mid2
-        : (tensor<?x128xf32>, tensor<?x128xf32>) -> tensor<?x128xf32>
-    %rhs = tensor.concat dim(0) %mid2, %right2
-        : (tensor<?x128xf32>, tensor<?x128xf32>) -> tensor<?x128xf32>
-    %lhsd = tensor.cast %lhs : tensor<?x128xf32> to tensor<?x?xf32>
-    %rhsd = tensor.cast %rhs : tensor<?x128xf32> to tensor<?x?xf32>
-    %fresh = func.call @grc_cell(%lhsd, %rhsd, %w1d, %b1d, %w2d, %b2d,
+    // 5. The composed pairs follow the merge: the merged node m and its
+    // neighbours l and r make the step's only two new pairs, composed in one
+    // cell call, rows [GRC(l, m); GRC(m, r)]; the other pairs shift
+    // (@beam_merge_neighbours, @beam_carried_pairs).
+    %h_kd = tensor.cast %h_k : tensor<?x5x?x128xf32> to tensor<?x?x?x?xf32>
+    %cand_kd = tensor.cast %cand_k
+        : tensor<?x5x?x128xf32> to tensor<?x?x?x?xf32>
+    %seld = tensor.cast %sel : tensor<?x5x?xf32> to tensor<?x?x?xf32>
+    %left, %mid, %right = func.call @beam_merge_neighbours(%h_kd, %cand_kd,
+                                                           %seld)
+        : (tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>, tensor<?x?x?xf32>)
+        -> (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>)
+    %lhs = tensor.concat dim(0) %left, %mid
+        : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+    %rhs = tensor.concat dim(0) %mid, %right
+        : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+    %fresh = func.call @grc_cell(%lhs, %rhs, %w1d, %b1d, %w2d, %b2d,
                                  %gammad, %betad)
         : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?xf32>,
            tensor<?x?xf32>, tensor<?xf32>, tensor<?xf32>, tensor<?xf32>)
         -> tensor<?x?xf32>
-    %freshD = tensor.cast %fresh : tensor<?x?xf32> to tensor<?x128xf32>
-    %newL2 = tensor.extract_slice %freshD[0, 0] [%m5, 128] [1, 1]
-        : tensor<?x128xf32> to tensor<?x128xf32>
-    %newR2 = tensor.extract_slice %freshD[%m5, 0] [%m5, 128] [1, 1]
-        : tensor<?x128xf32> to tensor<?x128xf32>
-    %newL = tensor.expand_shape %newL2 [[0, 1, 2], [3]]
-        output_shape [%n, 5, 1, 128]
-        : tensor<?x128xf32> into tensor<?x5x1x128xf32>
-    %newR = tensor.expand_shape %newR2 [[0, 1, 2], [3]]
-        output_shape [%n, 5, 1, 128]
-        : tensor<?x128xf32> into tensor<?x5x1x128xf32>
-    // GRC(m, r) takes pair j and every pair right of it moves one to the
-    // left (pair_merge over the pairs, selecting pair j of the first P - 1;
-    // none when j = P - 1), then GRC(l, m) takes pair j - 1.
-    %selR = tensor.extract_slice %sel[0, 0, 0] [%n, 5, %p1] [1, 1, 1]
-        : tensor<?x5x?xf32> to tensor<?x5x?xf32>
-    %shifted = rvnn.pair_merge %cand_k, %newR, %selR
-        : (tensor<?x5x?x128xf32>, tensor<?x5x1x128xf32>, tensor<?x5x?xf32>)
-        -> tensor<?x5x?x128xf32>
-    %selL = tensor.extract_slice %sel[0, 0, 1] [%n, 5, %p1] [1, 1, 1]
-        : tensor<?x5x?xf32> to tensor<?x5x?xf32>
-    %selL4 = tensor.expand_shape %selL [[0], [1], [2, 3]]
-        output_shape [%n, 5, %p1, 1]
-        : tensor<?x5x?xf32> into tensor<?x5x?x1xf32>
-    %newLb = rvnn.broadcast_like %newL, %shifted
-        : (tensor<?x5x1x128xf32>, tensor<?x5x?x128xf32>) -> tensor<?x5x?x128xf32>
-    %cand_m = rvnn.gate %selL4, %newLb, %shifted
-        : (tensor<?x5x?x1xf32>, tensor<?x5x?x128xf32>, tensor<?x5x?x128xf32>)
-        -> tensor<?x5x?x128xf32>
-    // Finished samples keep cand[..., :-1, :].
-    %cand_kl = tensor.extract_slice %cand_k[0, 0, 0, 0] [%n, 5, %p1, 128]
-        [1, 1, 1, 1] : tensor<?x5x?x128xf32> to tensor<?x5x?x128xf32>
-    %cand_next = rvnn.gate %nd_g, %cand_m, %cand_kl
-        : (tensor<?x1x1x1xf32>, tensor<?x5x?x128xf32>, tensor<?x5x?x128xf32>)
-        -> tensor<?x5x?x128xf32>
+    %cand_nd = func.call @beam_carried_pairs(%cand_kd, %seld, %fresh, %nd)
+        : (tensor<?x?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?xf32>,
+           tensor<?x1xf32>) -> tensor<?x?x?x?xf32>
+    %cand_y = tensor.cast %cand_nd
+        : tensor<?x?x?x?xf32> to tensor<?x?x?x128xf32>
 
     %h_y = tensor.cast %h_next : tensor<?x5x?x128xf32> to tensor<?x?x?x128xf32>
-    %cand_y = tensor.cast %cand_next
-        : tensor<?x5x?x128xf32> to tensor<?x?x?x128xf32>
     %accu_y = tensor.cast %accu_k : tensor<?x5xf32> to tensor<?x?xf32>
     %bm_y = tensor.cast %bm_k : tensor<?x5xf32> to tensor<?x?xf32>
     rvnn.yield %h_y, %cand_y, %accu_y, %bm_y, %pm_next

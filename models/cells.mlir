@@ -1530,3 +1530,227 @@ func.func @s4d_layer(%x: tensor<?x?x?xf32>, %mask: tensor<?x?xf32>,
          tensor<?x?xf32>, tensor<?xf32>) -> tensor<?x?x?xf32>
   return %out : tensor<?x?x?xf32>
 }
+
+// Beam search over adjacent pairs (model-specs §3: BT-GRC, its OneSoft
+// variant and EBT-GRC, alone or inside RIR), one step's ranking and
+// children. rvnn.topk needs a static k, while §3 draws k = min(P, beam)
+// children per beam: each beam's P pairs get k padding entries (masked out
+// of the ranking), so the children that pick a real pair are exactly §3's
+// and the padding children get beam_mask 0 (they never win a beam slot and
+// weigh nothing in the marginalisation).
+
+// The ranking of one step: p = masked_softmax(score, pair_valid) over each
+// beam's pairs, pair j valid iff pair_valid[:, j]; then k padding entries.
+// score [N, B, P], pair_valid [N, P] -> key = [log p; 0] (the order of p:
+// Gumbel noise on it is noise on the scores up to a per-beam shift),
+// real = [1; 0], probp = [p; 0], each [N, B, P + k].
+func.func @beam_pair_ranking(%score: tensor<?x?x?xf32>,
+                             %pair_valid: tensor<?x?xf32>, %k: index)
+    -> (tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %zero = arith.constant dense<0.0> : tensor<f32>
+  %one = arith.constant dense<1.0> : tensor<f32>
+  %n = tensor.dim %score, %c0 : tensor<?x?x?xf32>
+  %b = tensor.dim %score, %c1 : tensor<?x?x?xf32>
+  %p = tensor.dim %score, %c2 : tensor<?x?x?xf32>
+  %pv3 = tensor.expand_shape %pair_valid [[0], [1, 2]]
+      output_shape [%n, 1, %p] : tensor<?x?xf32> into tensor<?x1x?xf32>
+  %valid = rvnn.broadcast_like %pv3, %score
+      : (tensor<?x1x?xf32>, tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %prob = rvnn.masked_softmax %score, %valid {dim = 2 : i64}
+      : tensor<?x?x?xf32>, tensor<?x?x?xf32>
+  %refk = tensor.empty(%n, %b, %k) : tensor<?x?x?xf32>
+  %pad = rvnn.broadcast_like %zero, %refk
+      : (tensor<f32>, tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %ones = rvnn.broadcast_like %one, %score
+      : (tensor<f32>, tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %logp = math.log %prob : tensor<?x?x?xf32>
+  %key = tensor.concat dim(2) %logp, %pad
+      : (tensor<?x?x?xf32>, tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %real = tensor.concat dim(2) %ones, %pad
+      : (tensor<?x?x?xf32>, tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  %probp = tensor.concat dim(2) %prob, %pad
+      : (tensor<?x?x?xf32>, tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
+  return %key, %real, %probp
+      : tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>
+}
+
+// The B·k children of one step, child c = pick c % k of beam c / k, from
+// the parents' scores accu and masks bm [N, B], pair_valid [N, P], probp
+// [N, B, P + k] (@beam_pair_ranking) and the picks [N, B, k] (rvnn.topk):
+//   accu_c = accu + log(p_pick + 1e-20)         (noise-free p)
+//   bm_c   = bm · (child 0 or sample not finished) · (picked a real pair)
+// A sample is finished when it has no valid pair (pair_valid[:, 0] = 0);
+// it keeps child 0 alone. Returns (accu_c, bm_c), each [N, B·k].
+func.func @beam_children(%accu: tensor<?x?xf32>, %bm: tensor<?x?xf32>,
+                         %pair_valid: tensor<?x?xf32>,
+                         %probp: tensor<?x?x?xf32>, %pick: tensor<?x?x?xi64>)
+    -> (tensor<?x?xf32>, tensor<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %zero = arith.constant dense<0.0> : tensor<f32>
+  %one = arith.constant dense<1.0> : tensor<f32>
+  %n = tensor.dim %pick, %c0 : tensor<?x?x?xi64>
+  %b = tensor.dim %pick, %c1 : tensor<?x?x?xi64>
+  %k = tensor.dim %pick, %c2 : tensor<?x?x?xi64>
+  %k1 = arith.subi %k, %c1 : index
+  %accu_c = rvnn.beam_accumulate %accu, %probp, %pick
+      : (tensor<?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xi64>)
+      -> tensor<?x?xf32>
+  %nd = tensor.extract_slice %pair_valid[0, 0] [%n, 1] [1, 1]
+      : tensor<?x?xf32> to tensor<?x1xf32>
+  %refk1 = tensor.empty(%n, %k1) : tensor<?x?xf32>
+  %nd_rest = rvnn.broadcast_like %nd, %refk1
+      : (tensor<?x1xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %first = rvnn.broadcast_like %one, %nd
+      : (tensor<f32>, tensor<?x1xf32>) -> tensor<?x1xf32>
+  %keep = tensor.concat dim(1) %first, %nd_rest
+      : (tensor<?x1xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %keep3 = tensor.expand_shape %keep [[0], [1, 2]] output_shape [%n, 1, %k]
+      : tensor<?x?xf32> into tensor<?x1x?xf32>
+  %keepc = rvnn.broadcast_like %keep3, %pick
+      : (tensor<?x1x?xf32>, tensor<?x?x?xi64>) -> tensor<?x?x?xf32>
+  %bm3 = tensor.expand_shape %bm [[0], [1, 2]] output_shape [%n, %b, 1]
+      : tensor<?x?xf32> into tensor<?x?x1xf32>
+  %bmc = rvnn.broadcast_like %bm3, %pick
+      : (tensor<?x?x1xf32>, tensor<?x?x?xi64>) -> tensor<?x?x?xf32>
+  %bm_c3 = arith.mulf %bmc, %keepc : tensor<?x?x?xf32>
+  %bm_c2 = tensor.collapse_shape %bm_c3 [[0], [1, 2]]
+      : tensor<?x?x?xf32> into tensor<?x?xf32>
+  %pick2 = tensor.collapse_shape %pick [[0], [1, 2]]
+      : tensor<?x?x?xi64> into tensor<?x?xi64>
+  // Per sample: 1 for the P real pairs, 0 for the k padding entries.
+  %ones_n = rvnn.broadcast_like %one, %pair_valid
+      : (tensor<f32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %refk = tensor.empty(%n, %k) : tensor<?x?xf32>
+  %pad_n = rvnn.broadcast_like %zero, %refk
+      : (tensor<f32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %real_n = tensor.concat dim(1) %ones_n, %pad_n
+      : (tensor<?x?xf32>, tensor<?x?xf32>) -> tensor<?x?xf32>
+  %is_real = rvnn.beam_gather %real_n, %pick2
+      : (tensor<?x?xf32>, tensor<?x?xi64>) -> tensor<?x?xf32>
+  %bm_c = arith.mulf %bm_c2, %is_real : tensor<?x?xf32>
+  return %accu_c, %bm_c : tensor<?x?xf32>, tensor<?x?xf32>
+}
+
+// BT-GRC's composed pairs across a merge (model-specs §3; models/bt_grc.mlir
+// step 5). A beam of states h [N, K, S', D] carries the compositions of its
+// P = S' - 1 adjacent pairs, cand [N, K, P, D], cand_j = GRC(h_j, h_{j+1}).
+// Merging the pair that the one-hot sel [N, K, P] selects puts m = cand_j in
+// j's place, so only two pairs are new: (h_{j-1}, m) and (m, h_{j+2}).
+// Returns their operands l = Σ_j sel_j·h_{j-1}, m = Σ_j sel_j·cand_j and
+// r = Σ_j sel_j·h_{j+2}, each [N·K, D] (zero where there is no neighbour:
+// the pair it would make is never read).
+func.func @beam_merge_neighbours(%h: tensor<?x?x?x?xf32>,
+                                 %cand: tensor<?x?x?x?xf32>,
+                                 %sel: tensor<?x?x?xf32>)
+    -> (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %zero = arith.constant dense<0.0> : tensor<f32>
+  %n = tensor.dim %sel, %c0 : tensor<?x?x?xf32>
+  %kb = tensor.dim %sel, %c1 : tensor<?x?x?xf32>
+  %p = tensor.dim %sel, %c2 : tensor<?x?x?xf32>
+  %d = tensor.dim %cand, %c3 : tensor<?x?x?x?xf32>
+  %m = arith.muli %n, %kb : index
+  %p1 = arith.subi %p, %c1 : index
+  %sel2 = tensor.collapse_shape %sel [[0, 1], [2]]
+      : tensor<?x?x?xf32> into tensor<?x?xf32>
+  %sel3 = tensor.expand_shape %sel2 [[0], [1, 2]] output_shape [%m, 1, %p]
+      : tensor<?x?xf32> into tensor<?x1x?xf32>
+  %cand3 = tensor.collapse_shape %cand [[0, 1], [2], [3]]
+      : tensor<?x?x?x?xf32> into tensor<?x?x?xf32>
+  %h3 = tensor.collapse_shape %h [[0, 1], [2], [3]]
+      : tensor<?x?x?x?xf32> into tensor<?x?x?xf32>
+  %sel_l = tensor.extract_slice %sel3[0, 0, 1] [%m, 1, %p1] [1, 1, 1]
+      : tensor<?x1x?xf32> to tensor<?x1x?xf32>
+  %sel_r = tensor.extract_slice %sel3[0, 0, 0] [%m, 1, %p1] [1, 1, 1]
+      : tensor<?x1x?xf32> to tensor<?x1x?xf32>
+  %h_l = tensor.extract_slice %h3[0, 0, 0] [%m, %p1, %d] [1, 1, 1]
+      : tensor<?x?x?xf32> to tensor<?x?x?xf32>
+  %h_r = tensor.extract_slice %h3[0, 2, 0] [%m, %p1, %d] [1, 1, 1]
+      : tensor<?x?x?xf32> to tensor<?x?x?xf32>
+  %ref = tensor.empty(%m, %d) : tensor<?x1x?xf32>
+  %acc = rvnn.broadcast_like %zero, %ref
+      : (tensor<f32>, tensor<?x1x?xf32>) -> tensor<?x1x?xf32>
+  %mid3 = linalg.batch_matmul
+      ins(%sel3, %cand3 : tensor<?x1x?xf32>, tensor<?x?x?xf32>)
+      outs(%acc : tensor<?x1x?xf32>) -> tensor<?x1x?xf32>
+  %left3 = linalg.batch_matmul
+      ins(%sel_l, %h_l : tensor<?x1x?xf32>, tensor<?x?x?xf32>)
+      outs(%acc : tensor<?x1x?xf32>) -> tensor<?x1x?xf32>
+  %right3 = linalg.batch_matmul
+      ins(%sel_r, %h_r : tensor<?x1x?xf32>, tensor<?x?x?xf32>)
+      outs(%acc : tensor<?x1x?xf32>) -> tensor<?x1x?xf32>
+  %left = tensor.collapse_shape %left3 [[0, 1], [2]]
+      : tensor<?x1x?xf32> into tensor<?x?xf32>
+  %mid = tensor.collapse_shape %mid3 [[0, 1], [2]]
+      : tensor<?x1x?xf32> into tensor<?x?xf32>
+  %right = tensor.collapse_shape %right3 [[0, 1], [2]]
+      : tensor<?x1x?xf32> into tensor<?x?xf32>
+  return %left, %mid, %right
+      : tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>
+}
+
+// The composed pairs after the merge, [N, K, P - 1, D], from cand and sel as
+// @beam_merge_neighbours takes them and fresh = [GRC(l, m); GRC(m, r); ...]
+// (rows beyond the first 2·N·K are not read): the pairs right of the merge
+// move one to the left, GRC(m, r) takes pair j and GRC(l, m) pair j - 1
+// (none when j = 0). A finished sample (not_done [N, 1] = 0) keeps
+// cand[..., :-1, :].
+func.func @beam_carried_pairs(%cand: tensor<?x?x?x?xf32>,
+                              %sel: tensor<?x?x?xf32>,
+                              %fresh: tensor<?x?xf32>,
+                              %not_done: tensor<?x1xf32>)
+    -> tensor<?x?x?x?xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c2 = arith.constant 2 : index
+  %c3 = arith.constant 3 : index
+  %n = tensor.dim %sel, %c0 : tensor<?x?x?xf32>
+  %kb = tensor.dim %sel, %c1 : tensor<?x?x?xf32>
+  %p = tensor.dim %sel, %c2 : tensor<?x?x?xf32>
+  %d = tensor.dim %cand, %c3 : tensor<?x?x?x?xf32>
+  %m = arith.muli %n, %kb : index
+  %p1 = arith.subi %p, %c1 : index
+  %new_l2 = tensor.extract_slice %fresh[0, 0] [%m, %d] [1, 1]
+      : tensor<?x?xf32> to tensor<?x?xf32>
+  %new_r2 = tensor.extract_slice %fresh[%m, 0] [%m, %d] [1, 1]
+      : tensor<?x?xf32> to tensor<?x?xf32>
+  %new_l = tensor.expand_shape %new_l2 [[0, 1, 2], [3]]
+      output_shape [%n, %kb, 1, %d]
+      : tensor<?x?xf32> into tensor<?x?x1x?xf32>
+  %new_r = tensor.expand_shape %new_r2 [[0, 1, 2], [3]]
+      output_shape [%n, %kb, 1, %d]
+      : tensor<?x?xf32> into tensor<?x?x1x?xf32>
+  // rvnn.pair_merge over the pairs, selecting pair j of the first P - 1
+  // (none when j = P - 1), moves the pairs right of j one to the left.
+  %sel_r = tensor.extract_slice %sel[0, 0, 0] [%n, %kb, %p1] [1, 1, 1]
+      : tensor<?x?x?xf32> to tensor<?x?x?xf32>
+  %shifted = rvnn.pair_merge %cand, %new_r, %sel_r
+      : (tensor<?x?x?x?xf32>, tensor<?x?x1x?xf32>, tensor<?x?x?xf32>)
+      -> tensor<?x?x?x?xf32>
+  %sel_l = tensor.extract_slice %sel[0, 0, 1] [%n, %kb, %p1] [1, 1, 1]
+      : tensor<?x?x?xf32> to tensor<?x?x?xf32>
+  %sel_l4 = tensor.expand_shape %sel_l [[0], [1], [2, 3]]
+      output_shape [%n, %kb, %p1, 1]
+      : tensor<?x?x?xf32> into tensor<?x?x?x1xf32>
+  %new_lb = rvnn.broadcast_like %new_l, %shifted
+      : (tensor<?x?x1x?xf32>, tensor<?x?x?x?xf32>) -> tensor<?x?x?x?xf32>
+  %merged = rvnn.gate %sel_l4, %new_lb, %shifted
+      : (tensor<?x?x?x1xf32>, tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>)
+      -> tensor<?x?x?x?xf32>
+  %kept = tensor.extract_slice %cand[0, 0, 0, 0] [%n, %kb, %p1, %d]
+      [1, 1, 1, 1] : tensor<?x?x?x?xf32> to tensor<?x?x?x?xf32>
+  %not_done4 = tensor.expand_shape %not_done [[0], [1, 2, 3]]
+      output_shape [%n, 1, 1, 1] : tensor<?x1xf32> into tensor<?x1x1x1xf32>
+  %next = rvnn.gate %not_done4, %merged, %kept
+      : (tensor<?x1x1x1xf32>, tensor<?x?x?x?xf32>, tensor<?x?x?x?xf32>)
+      -> tensor<?x?x?x?xf32>
+  return %next : tensor<?x?x?x?xf32>
+}

@@ -60,6 +60,13 @@ func.func private @grc_cell(tensor<?x?xf32>, tensor<?x?xf32>,
                             tensor<?x?xf32>, tensor<?xf32>,
                             tensor<?x?xf32>, tensor<?xf32>,
                             tensor<?xf32>, tensor<?xf32>) -> tensor<?x?xf32>
+// Beam search over adjacent pairs (models/cells.mlir, model-specs §3).
+func.func private @beam_pair_ranking(tensor<?x?x?xf32>, tensor<?x?xf32>, index)
+    -> (tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>)
+func.func private @beam_children(tensor<?x?xf32>, tensor<?x?xf32>,
+                                 tensor<?x?xf32>, tensor<?x?x?xf32>,
+                                 tensor<?x?x?xi64>)
+    -> (tensor<?x?xf32>, tensor<?x?xf32>)
 
 // The two parts of the S4D pre-chunk layer (models/cells.mlir): the
 // directions' GELU outputs, and the GLU projection with the residual.
@@ -154,71 +161,25 @@ func.func private @beam_tree(%h0d: tensor<?x?x?x200xf32>, %accu0d: tensor<?x?xf3
         : (tensor<?x?x?x64xf32>, tensor<1x64xf32>) -> tensor<?x?x?x1xf32>
     %score = tensor.collapse_shape %z3 [[0], [1], [2, 3]]
         : tensor<?x?x?x1xf32> into tensor<?x?x?xf32>
-    %pm3 = tensor.expand_shape %pm [[0], [1, 2]] output_shape [%n, 1, %p]
-        : tensor<?x?xf32> into tensor<?x1x?xf32>
-    %valid = rvnn.broadcast_like %pm3, %score
-        : (tensor<?x1x?xf32>, tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
-    %prob = rvnn.masked_softmax %score, %valid {dim = 2 : i64}
-        : tensor<?x?x?xf32>, tensor<?x?x?xf32>
+    %key, %real, %probp = func.call @beam_pair_ranking(%score, %pm, %c7)
+        : (tensor<?x?x?xf32>, tensor<?x?xf32>, index)
+        -> (tensor<?x?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x?xf32>)
 
-    // 2. Top-7 pairs per beam over [P real pairs; 7 padding entries]. The
-    // ranking key is log p (the order of p; Gumbel noise on it in training
-    // is noise on the scores up to a per-beam shift); padding never beats a
-    // real pair, so the real picks are §3's top min(P, 7).
-    %ref7 = tensor.empty(%n, %b) : tensor<?x?x7xf32>
-    %pad7 = rvnn.broadcast_like %zero, %ref7
-        : (tensor<f32>, tensor<?x?x7xf32>) -> tensor<?x?x7xf32>
-    %ones = rvnn.broadcast_like %one, %score
-        : (tensor<f32>, tensor<?x?x?xf32>) -> tensor<?x?x?xf32>
-    %logp = math.log %prob : tensor<?x?x?xf32>
-    %key = tensor.concat dim(2) %logp, %pad7
-        : (tensor<?x?x?xf32>, tensor<?x?x7xf32>) -> tensor<?x?x?xf32>
-    %real = tensor.concat dim(2) %ones, %pad7
-        : (tensor<?x?x?xf32>, tensor<?x?x7xf32>) -> tensor<?x?x?xf32>
-    %probp = tensor.concat dim(2) %prob, %pad7
-        : (tensor<?x?x?xf32>, tensor<?x?x7xf32>) -> tensor<?x?x?xf32>
+    // 2. Top-7 pairs per beam over [P real pairs; 7 padding entries]
+    // (@beam_pair_ranking: p = masked_softmax over the valid pairs), Gumbel
+    // noise on the key in training; padding never beats a real pair, so the
+    // real picks are §3's top min(P, 7). The children's scores and beam
+    // masks: @beam_children.
     %top, %pick = rvnn.topk %key, %real {k = 7 : i64, gumbel = true}
         : (tensor<?x?x?xf32>, tensor<?x?x?xf32>)
         -> (tensor<?x?x7xf32>, tensor<?x?x7xi64>)
-    // Child scores: accu + log(p_pick + 1e-20), noise-free p.
-    %accu_c = rvnn.beam_accumulate %accu, %probp, %pick
-        : (tensor<?x?xf32>, tensor<?x?x?xf32>, tensor<?x?x7xi64>)
-        -> tensor<?x?xf32>
-    // Child beam mask: parent's mask · (child 0 or sample not finished) ·
-    // (child picked a real pair, not padding).
+    %pickd = tensor.cast %pick : tensor<?x?x7xi64> to tensor<?x?x?xi64>
+    %accu_c, %bm_c = func.call @beam_children(%accu, %bm, %pm, %probp, %pickd)
+        : (tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32>,
+           tensor<?x?x?xf32>, tensor<?x?x?xi64>)
+        -> (tensor<?x?xf32>, tensor<?x?xf32>)
     %nd = tensor.extract_slice %pm[0, 0] [%n, 1] [1, 1]
         : tensor<?x?xf32> to tensor<?x1xf32>
-    %ref6 = tensor.empty(%n) : tensor<?x6xf32>
-    %nd6 = rvnn.broadcast_like %nd, %ref6
-        : (tensor<?x1xf32>, tensor<?x6xf32>) -> tensor<?x6xf32>
-    %first = rvnn.broadcast_like %one, %nd
-        : (tensor<f32>, tensor<?x1xf32>) -> tensor<?x1xf32>
-    %keep7 = tensor.concat dim(1) %first, %nd6
-        : (tensor<?x1xf32>, tensor<?x6xf32>) -> tensor<?x7xf32>
-    %keep7e = tensor.expand_shape %keep7 [[0], [1, 2]] output_shape [%n, 1, 7]
-        : tensor<?x7xf32> into tensor<?x1x7xf32>
-    %keepc = rvnn.broadcast_like %keep7e, %pick
-        : (tensor<?x1x7xf32>, tensor<?x?x7xi64>) -> tensor<?x?x7xf32>
-    %bm3 = tensor.expand_shape %bm [[0], [1, 2]] output_shape [%n, %b, 1]
-        : tensor<?x?xf32> into tensor<?x?x1xf32>
-    %bmc = rvnn.broadcast_like %bm3, %pick
-        : (tensor<?x?x1xf32>, tensor<?x?x7xi64>) -> tensor<?x?x7xf32>
-    %bm_c3 = arith.mulf %bmc, %keepc : tensor<?x?x7xf32>
-    %bm_c2 = tensor.collapse_shape %bm_c3 [[0], [1, 2]]
-        : tensor<?x?x7xf32> into tensor<?x?xf32>
-    %pick2 = tensor.collapse_shape %pick [[0], [1, 2]]
-        : tensor<?x?x7xi64> into tensor<?x?xi64>
-    %ones_n = rvnn.broadcast_like %one, %pm
-        : (tensor<f32>, tensor<?x?xf32>) -> tensor<?x?xf32>
-    %ref7n = tensor.empty(%n) : tensor<?x7xf32>
-    %pad_n = rvnn.broadcast_like %zero, %ref7n
-        : (tensor<f32>, tensor<?x7xf32>) -> tensor<?x7xf32>
-    // Per sample: 1 for the P real pairs, 0 for the 7 padding entries.
-    %real_n = tensor.concat dim(1) %ones_n, %pad_n
-        : (tensor<?x?xf32>, tensor<?x7xf32>) -> tensor<?x?xf32>
-    %is_real = rvnn.beam_gather %real_n, %pick2
-        : (tensor<?x?xf32>, tensor<?x?xi64>) -> tensor<?x?xf32>
-    %bm_c = arith.mulf %bm_c2, %is_real : tensor<?x?xf32>
 
     // 3. Keep the top 7 children by accu (masked children never win).
     %kv, %kept = rvnn.topk %accu_c, %bm_c {k = 7 : i64, gumbel = true}

@@ -54,6 +54,26 @@ static bool isRefinable(Operation *op) {
               ReifyRankedShapedTypeOpInterface>(op));
 }
 
+static SmallVector<OpFoldResult> outputShape(tensor::ExpandShapeOp op) {
+  Builder b(op.getContext());
+  return getMixedValues(op.getStaticOutputShape(), op.getOutputShape(), b);
+}
+
+/// tensor.expand_shape also keeps its result sizes as operands and a static
+/// list: a dim this pass made static becomes a static size there too.
+static void syncOutputShape(tensor::ExpandShapeOp op) {
+  SmallVector<OpFoldResult> sizes = outputShape(op);
+  Builder b(op.getContext());
+  for (auto [size, dim] : llvm::zip(sizes, op.getResultType().getShape()))
+    if (!ShapedType::isDynamic(dim))
+      size = b.getIndexAttr(dim);
+  SmallVector<Value> dynamicSizes;
+  SmallVector<int64_t> staticSizes;
+  dispatchIndexOpFoldResults(sizes, dynamicSizes, staticSizes);
+  op.getOutputShapeMutable().assign(dynamicSizes);
+  op.setStaticOutputShape(staticSizes);
+}
+
 namespace {
 struct InferShapesPass
     : public rvnn::impl::RvnnInferShapesBase<InferShapesPass> {
@@ -196,6 +216,15 @@ LogicalResult InferShapesPass::inferResults(Operation *op,
     }
   }
 
+  // Its output sizes: upstream reifies them from the source's sizes, which
+  // say nothing where the source's dims merge several of the result's.
+  if (auto expand = dyn_cast<tensor::ExpandShapeOp>(op)) {
+    auto dims = llvm::map_to_vector(outputShape(expand), [](OpFoldResult size) {
+      return getConstantIntValue(size).value_or(ShapedType::kDynamic);
+    });
+    return joinResult(0, expand.getResultType().clone(dims));
+  }
+
   if (isa<ReifyRankedShapedTypeOpInterface>(op)) {
     // Reification may build scratch IR (tensor.dim, affine.apply) right
     // before `op`; it is folded here to read constant sizes, then erased.
@@ -245,6 +274,14 @@ void InferShapesPass::refine(Operation *op) {
   for (auto [result, type] : llvm::zip(op->getResults(), types))
     if (type)
       result.setType(type);
+  auto expand = dyn_cast<tensor::ExpandShapeOp>(op);
+  SmallVector<Value> oldSizes;
+  DenseI64ArrayAttr oldStaticSizes;
+  if (expand) {
+    oldSizes = llvm::to_vector(expand.getOutputShape());
+    oldStaticSizes = expand.getStaticOutputShapeAttr();
+    syncOutputShape(expand);
+  }
 
   // Refined operands (or results) may still break a constraint the
   // interfaces do not express; check the op alone, quietly.
@@ -278,6 +315,10 @@ void InferShapesPass::refine(Operation *op) {
     }
     for (auto [result, type] : llvm::zip(op->getResults(), oldTypes))
       result.setType(type);
+    if (expand) {
+      expand.getOutputShapeMutable().assign(oldSizes);
+      expand.setStaticOutputShapeAttr(oldStaticSizes);
+    }
     return;
   }
 

@@ -18,6 +18,11 @@ void rvnn::buildFrontPipeline(OpPassManager &pm,
   pm.addPass(createInlinerPass());
   pm.addPass(createRvnnInferShapes());
   pm.addPass(createCanonicalizerPass());
+  // Once more: the sizes a shared cell computes from its arguments (tensor.dim
+  // of an argument now static) have folded to constants, so what they shape
+  // (an empty tensor, an expand_shape) is static now and refines its users.
+  pm.addPass(createRvnnInferShapes());
+  pm.addPass(createCanonicalizerPass());
   // After shape inference: a slice's whole-dim test needs the static sizes.
   pm.addPass(createRvnnFoldSliceConcat());
   // Canonicalisation folds tensor.dim of a reshape into affine.apply (e.g.
@@ -56,7 +61,7 @@ void rvnn::registerCompilePipeline() {
   PassPipelineRegistration<CompilePipelineOptions>(
       "rvnn-front",
       "The front end: link cells, expand bounded self-recursion, inline, infer "
-      "shapes, canonicalize, fold concatenated unit slices, lower "
+      "shapes and canonicalize (twice), fold concatenated unit slices, lower "
       "affine.apply to arith, CSE, hoist and batch what recurrences compute "
       "from their inputs alone, canonicalize, CSE, drop unused symbols",
       buildFrontPipeline);

@@ -169,3 +169,19 @@ func.func @verifier_mismatch(%x: tensor<?x8xf32>, %w: tensor<16x8xf32>, %v: tens
   %y = rvnn.linear %a, %v : (tensor<?x?xf32>, tensor<4x7xf32>) -> tensor<?x4xf32>
   return %y : tensor<?x4xf32>
 }
+
+// -----
+
+// An expand_shape's constant output sizes make its result static (a shared
+// cell's sizes, once tensor.dim of its refined arguments has folded), in the
+// op's static sizes too: the constant size operands are dropped.
+// CHECK-LABEL: func.func @expand_constant_sizes
+// CHECK-SAME: -> tensor<?x5x128xf32>
+// CHECK: tensor.expand_shape %{{.*}} {{\[\[}}0, 1], [2]] output_shape [%{{.*}}, 5, 128] : tensor<?x128xf32> into tensor<?x5x128xf32>
+func.func @expand_constant_sizes(%x: tensor<?x128xf32>, %n: index) -> tensor<?x?x?xf32> {
+  %c5 = arith.constant 5 : index
+  %c128 = arith.constant 128 : index
+  %xd = tensor.cast %x : tensor<?x128xf32> to tensor<?x?xf32>
+  %e = tensor.expand_shape %xd [[0, 1], [2]] output_shape [%n, %c5, %c128] : tensor<?x?xf32> into tensor<?x?x?xf32>
+  return %e : tensor<?x?x?xf32>
+}

@@ -14,9 +14,9 @@
 // ROUNDTRIP: rvnn.recurse ({{.*}}) : tensor<?x?x?x128xf32>, tensor<?x?x?x128xf32>, tensor<?x?xf32>, tensor<?x?xf32>, tensor<?x?xf32> halting <none> max_steps
 // Every composed pair of every beam is scored.
 // ROUNDTRIP: rvnn.linear %{{.*}} : (tensor<?x?x?x128xf32>, tensor<1x128xf32>) -> tensor<?x?x?x1xf32>
-// ROUNDTRIP: rvnn.masked_softmax {{.*}} {dim = 2 : i64}
+// ROUNDTRIP: call @beam_pair_ranking
 // ROUNDTRIP: rvnn.topk {{.*}} {gumbel = true, k = 5 : i64} : (tensor<?x?x?xf32>, tensor<?x?x?xf32>) -> (tensor<?x?x5xf32>, tensor<?x?x5xi64>)
-// ROUNDTRIP: rvnn.beam_accumulate
+// ROUNDTRIP: call @beam_children
 // ROUNDTRIP: rvnn.topk {{.*}} {gumbel = true, k = 5 : i64} : (tensor<?x?xf32>, tensor<?x?xf32>) -> (tensor<?x5xf32>, tensor<?x5xi64>)
 // ROUNDTRIP: rvnn.one_hot
 // ROUNDTRIP: rvnn.expose_structure <merge_selection>
@@ -28,13 +28,11 @@
 // ROUNDTRIP: rvnn.gate
 // The merged node and its two neighbours make the step's only two new pairs:
 // one cell call on 2 rows per beam.
-// ROUNDTRIP-COUNT-3: linalg.batch_matmul
+// ROUNDTRIP: call @beam_merge_neighbours
 // ROUNDTRIP: tensor.concat dim(0)
 // ROUNDTRIP: tensor.concat dim(0)
 // ROUNDTRIP: func.call @grc_cell
-// ROUNDTRIP: rvnn.pair_merge {{.*}} : (tensor<?x5x?x128xf32>, tensor<?x5x1x128xf32>, tensor<?x5x?xf32>) -> tensor<?x5x?x128xf32>
-// ROUNDTRIP: rvnn.gate {{.*}} : (tensor<?x5x?x1xf32>, tensor<?x5x?x128xf32>, tensor<?x5x?x128xf32>)
-// ROUNDTRIP: rvnn.gate
+// ROUNDTRIP: call @beam_carried_pairs
 // ROUNDTRIP: rvnn.yield
 // ROUNDTRIP: rvnn.beam_marginalize {{.*}} -> tensor<?x128xf32>
 
@@ -44,13 +42,18 @@
 // COMPILED: rvnn.recurse
 // COMPILED-NOT: call
 // COMPILED: rvnn.linear {{.*}} -> tensor<?x?x?x1xf32>
+// COMPILED: rvnn.masked_softmax {{.*}} {dim = 2 : i64}
 // COMPILED: rvnn.topk
+// COMPILED: rvnn.beam_accumulate
 // COMPILED: rvnn.topk
 // COMPILED: rvnn.pair_merge
+// The shared beam cells' sizes come out static again (5 beams, D = 128).
+// COMPILED-COUNT-3: linalg.batch_matmul {{.*}} -> tensor<?x1x128xf32>
 // COMPILED: tensor.concat dim(1) %{{.*}}, %{{.*}} : (tensor<?x128xf32>, tensor<?x128xf32>) -> tensor<?x256xf32>
 // COMPILED: rvnn.linear {{.*}} -> tensor<?x512xf32>
 // COMPILED: rvnn.layer_norm {{.*}} -> tensor<?x128xf32>
-// COMPILED: rvnn.pair_merge
+// COMPILED: rvnn.pair_merge {{.*}} : (tensor<?x5x?x128xf32>, tensor<?x5x1x128xf32>, tensor<?x5x?xf32>) -> tensor<?x5x?x128xf32>
+// COMPILED: rvnn.gate {{.*}} : (tensor<?x5x?x1xf32>, tensor<?x5x?x128xf32>, tensor<?x5x?x128xf32>)
 // COMPILED: rvnn.yield
 // COMPILED: rvnn.beam_marginalize %{{.*}}, %{{.*}}#2, %{{.*}}#3
 // COMPILED: -> tensor<?x10xf32>

@@ -18,10 +18,9 @@
 // ROUNDTRIP: tensor.extract_slice {{.*}} to tensor<?x?x?x64xf32>
 // ROUNDTRIP: tensor.extract_slice {{.*}} to tensor<?x?x?x64xf32>
 // ROUNDTRIP-NEXT: arith.addf {{.*}} : tensor<?x?x?x64xf32>
-// ROUNDTRIP: rvnn.masked_softmax {{.*}} {dim = 2 : i64}
+// ROUNDTRIP: call @beam_pair_ranking
 // ROUNDTRIP: rvnn.topk {{.*}} {gumbel = true, k = 5 : i64} : (tensor<?x?x?xf32>, tensor<?x?x?xf32>) -> (tensor<?x?x5xf32>, tensor<?x?x5xi64>)
-// ROUNDTRIP: rvnn.beam_accumulate
-// ROUNDTRIP: rvnn.beam_gather
+// ROUNDTRIP: call @beam_children
 // ROUNDTRIP: rvnn.topk {{.*}} {gumbel = true, k = 5 : i64} : (tensor<?x?xf32>, tensor<?x?xf32>) -> (tensor<?x5xf32>, tensor<?x5xi64>)
 // ROUNDTRIP: rvnn.beam_expand {{.*}} {factor = 5 : i64}
 // ROUNDTRIP: rvnn.one_hot
