@@ -11,7 +11,9 @@ packages=(cmake ninja-build ccache g++ git python3 googletest libgtest-dev
   # reference BLAS, ~13x slower on the models' matrix products.
   libopenblas0-pthread
   # rvnn-run's malloc (cmake/RvnnJemalloc.cmake).
-  libjemalloc-dev)
+  libjemalloc-dev
+  # Matrix products by generated kernels (cmake/RvnnLibxsmm.cmake).
+  libxsmm-dev)
 # The fuzz targets (scripts/fuzz.sh): only with --fuzz or RVNN_FUZZ=1.
 if [[ ${1:-} == --fuzz || ${RVNN_FUZZ:-0} == 1 ]]; then
   packages+=(clang-19 libclang-rt-19-dev libfuzzer-19-dev)

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstdlib>
 #include <cmath>
 #include <fstream>
 #include <iomanip>
@@ -28,6 +29,7 @@
 #include "rvnn/Runtime/Data/ListOpsVocab.h"
 #include "rvnn/Runtime/Device.h"
 #include "rvnn/Runtime/HostAllocator.h"
+#include "rvnn/Runtime/Ops/JitProduct.h"
 #include "rvnn/Runtime/RunConfig.h"
 #include "rvnn/Runtime/Threads.h"
 #include "rvnn/Runtime/Train/ClipGradNorm.h"
@@ -196,6 +198,16 @@ struct Measurement {
   bool peakReset = false;
   std::optional<double> peakDeviceMiB; ///< on a GPU
 };
+
+/// "LIBXSMM skx kernels (detected)": what multiplies by a matrix (a 2-D
+/// rhs) besides the BLAS, whose kernels the line before names.
+std::string describeJitProducts() {
+  const std::string kernels = ops::jitProductKernels();
+  if (kernels.empty())
+    return "the BLAS alone (built without LIBXSMM)";
+  return "LIBXSMM " + kernels + " kernels (" +
+         (std::getenv("LIBXSMM_TARGET") ? "LIBXSMM_TARGET" : "detected") + ")";
+}
 
 } // namespace
 
@@ -374,7 +386,8 @@ int runBench(const std::vector<std::string> &args) {
         << recomputePolicyName(recomputePolicy) << " policy, "
         << at::get_num_threads() << " thread(s), " << warmup << " warm-up + "
         << steps << " timed steps\n"
-        << "BLAS: " << describe(blasKernels()) << "\n";
+        << "BLAS: " << describe(blasKernels()) << "\n"
+        << "matrix products: " << describeJitProducts() << "\n";
   table << std::left << std::setw(24) << "bucket" << std::right << std::setw(10)
         << "lengths" << std::setw(7) << "batch" << std::setw(12) << "median ms"
         << std::setw(10) << "p10 ms" << std::setw(10) << "p90 ms"
@@ -422,6 +435,7 @@ int runBench(const std::vector<std::string> &args) {
                           {"device", device},
                           {"threads", at::get_num_threads()},
                           {"blas", toJson(blasKernels())},
+                          {"jit_products", runtime::ops::jitProductKernels()},
                           {"optimiser", trainer.optimiser.name},
                           {"clip", trainer.clip},
                           {"forward_mode", evalForward ? "eval" : "train"},

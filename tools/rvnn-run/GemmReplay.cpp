@@ -10,6 +10,7 @@
 #include "GemmReplay.h"
 
 #include "rvnn/Runtime/Ops/FewRowProduct.h"
+#include "rvnn/Runtime/Ops/JitProduct.h"
 
 #include <algorithm>
 #include <chrono>
@@ -24,26 +25,34 @@ namespace rvnn::cli {
 namespace {
 
 using runtime::ops::kFewRowProductEvent;
+using runtime::ops::kJitProductEvent;
 
 /// The recorder of this thread, if any: RecordFunction takes plain function
 /// pointers, so the callback finds its sink here.
 thread_local GemmRecorder *activeRecorder = nullptr;
 
 /// ATen's GEMM-backed functions by the name RecordFunction reports, and the
-/// runtime's few-row products, with the number of tensor operands the
-/// functional form takes.
+/// runtime's few-row and generated-kernel products, with the number of
+/// tensor operands the functional form takes.
 const std::map<std::string, size_t> &gemmFunctions() {
   static const std::map<std::string, size_t> functions = {
-      {"mm", 2},    {"bmm", 2},     {"mv", 2},    {"dot", 2},
-      {"addmm", 3}, {"baddbmm", 3}, {"addmv", 3}, {kFewRowProductEvent, 2}};
+      {"mm", 2},
+      {"bmm", 2},
+      {"mv", 2},
+      {"dot", 2},
+      {"addmm", 3},
+      {"baddbmm", 3},
+      {"addmv", 3},
+      {kFewRowProductEvent, 2},
+      {kJitProductEvent, 2}};
   return functions;
 }
 
-/// "aten::addmm_" -> "addmm", the few-row event as it is; empty for any
-/// other function.
+/// "aten::addmm_" -> "addmm", the runtime's product events as they are;
+/// empty for any other function.
 std::string gemmFunction(const char *recordedName) {
   std::string name(recordedName);
-  if (name == kFewRowProductEvent)
+  if (name == kFewRowProductEvent || name == kJitProductEvent)
     return name;
   const std::string prefix = "aten::";
   if (name.compare(0, prefix.size(), prefix) != 0)
@@ -121,6 +130,8 @@ at::Tensor run(const GemmCall &call, const std::vector<at::Tensor> &t) {
     return at::mv(t[0], t[1]);
   if (f == kFewRowProductEvent)
     return runtime::ops::fewRowProduct(t[0], t[1]);
+  if (f == kJitProductEvent)
+    return runtime::ops::jitProduct(t[0], t[1]);
   if (f == "dot")
     return at::dot(t[0], t[1]);
   if (f == "addmm")

@@ -17,6 +17,7 @@
 // an element whose storage names the collector, so the vjp finds it there.
 #include "GradCollector.h"
 #include "rvnn/Runtime/Ops/ConstantElements.h"
+#include "rvnn/Runtime/Ops/JitProduct.h"
 
 #include <torch/autograd.h>
 
@@ -28,6 +29,13 @@ namespace rvnn::runtime {
 namespace {
 
 using torch::Tensor;
+
+/// aᵀ · b for row blocks a [R, M] and b [R, N]: by the generated kernels
+/// where the build has them (ops::jitProduct), else by the BLAS.
+Tensor transposedProduct(const Tensor &a, const Tensor &b) {
+  Tensor product = ops::jitProduct(a.t(), b);
+  return product.defined() ? product : a.t().mm(b);
+}
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 
@@ -89,7 +97,8 @@ struct Collected : torch::CustomClassHolder {
       }
       Tensor l = lhs.size() == 1 ? lhs[0] : at::cat(lhs);
       Tensor d = dy.size() == 1 ? dy[0] : at::cat(dy);
-      accumulate(transposed ? d.t().mm(l) : l.t().mm(d));
+      accumulate(transposed ? transposedProduct(d, l)
+                            : transposedProduct(l, d));
       rows.clear();
     }
     pendingBytes = 0;

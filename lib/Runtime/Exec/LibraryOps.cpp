@@ -4,6 +4,7 @@
 #include "rvnn/Runtime/Ops/BandedProduct.h"
 #include "rvnn/Runtime/Ops/Beam.h"
 #include "rvnn/Runtime/Ops/FewRowProduct.h"
+#include "rvnn/Runtime/Ops/JitProduct.h"
 #include "rvnn/Runtime/Ops/NN.h"
 
 namespace rvnn::runtime {
@@ -11,15 +12,18 @@ namespace {
 
 using torch::Tensor;
 
-/// lhs · op(rhs) + bias, op(rhs) = rhsᵀ with transposeRhs. A transposed 2-D
-/// rhs is a linear layer's weight: ops::linear keeps those results
-/// bit-identical to the linear layer's reference, unless there are so few
-/// rows that one BLAS matrix-vector product a row is faster.
+/// lhs · op(rhs) + bias, op(rhs) = rhsᵀ with transposeRhs. A 2-D rhs (a
+/// linear layer's weight when transposed) is multiplied by LIBXSMM's
+/// generated kernels where the build has them, else with few rows by one
+/// BLAS matrix-vector product a row, else by ops::linear, which keeps the
+/// results bit-identical to the linear layer's reference.
 Tensor product(const Tensor &lhs, const Tensor &rhs, const Tensor &bias,
                bool transposeRhs) {
   if (rhs.dim() == 2) {
-    Tensor few = ops::fewRowProduct(lhs, transposeRhs ? rhs.t() : rhs, bias);
-    if (few.defined())
+    const Tensor matrix = transposeRhs ? rhs.t() : rhs;
+    if (Tensor jit = ops::jitProduct(lhs, matrix, bias); jit.defined())
+      return jit;
+    if (Tensor few = ops::fewRowProduct(lhs, matrix, bias); few.defined())
       return few;
     if (transposeRhs)
       return ops::linear(lhs, rhs, bias);

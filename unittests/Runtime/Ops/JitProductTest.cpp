@@ -1,0 +1,93 @@
+#include "rvnn/Runtime/Ops/JitProduct.h"
+
+#include <gtest/gtest.h>
+
+#include <torch/torch.h>
+
+namespace ops = rvnn::runtime::ops;
+
+namespace {
+
+torch::Tensor random(std::vector<int64_t> sizes, uint64_t seed) {
+  torch::manual_seed(seed);
+  return torch::randn(sizes);
+}
+
+/// The product, which must have taken the generated kernels, against the
+/// double-precision product (LIBXSMM picks its kernels from the CPU: the
+/// check runs whichever this machine gets).
+void expectMatchesDouble(const torch::Tensor &x, const torch::Tensor &b,
+                         const torch::Tensor &bias = {}) {
+  torch::Tensor jit = ops::jitProduct(x, b, bias);
+  ASSERT_TRUE(jit.defined()) << "x " << x.sizes() << " b " << b.sizes();
+  torch::Tensor reference = at::matmul(x.to(at::kDouble), b.to(at::kDouble));
+  if (bias.defined())
+    reference = reference + bias.to(at::kDouble);
+  EXPECT_EQ(jit.sizes(), reference.sizes());
+  EXPECT_EQ(jit.scalar_type(), at::kFloat);
+  const double scale = std::sqrt(static_cast<double>(b.size(0)));
+  EXPECT_TRUE(at::allclose(jit.to(at::kDouble), reference, 0, 1e-5 * scale))
+      << "x " << x.sizes() << " b " << b.sizes() << ": "
+      << (jit.to(at::kDouble) - reference).abs().max().item<double>();
+}
+
+class JitProduct : public ::testing::Test {
+protected:
+  void SetUp() override {
+    if (ops::jitProductKernels().empty())
+      GTEST_SKIP() << "built without LIBXSMM";
+  }
+};
+
+} // namespace
+
+TEST_F(JitProduct, MatchesDoubleForEveryLayoutAndRowCount) {
+  // [N, K] weights of the models' sizes and odd ones.
+  for (auto [n, k] :
+       {std::pair<int64_t, int64_t>{512, 256}, {48, 40}, {1, 64}, {37, 3}}) {
+    const torch::Tensor w = random({n, k}, 1 + n);
+    const torch::Tensor bias = random({n}, 2 + n);
+    for (int64_t rows : {1, 2, 7, 8, 9, 64, 301}) {
+      const torch::Tensor x = random({rows, k}, 3 + rows);
+      expectMatchesDouble(x, w.t());              // a linear layer's wᵀ
+      expectMatchesDouble(x, w.t(), bias);        // with its bias
+      expectMatchesDouble(x, w.t().contiguous()); // a row-major [K, N]
+      expectMatchesDouble(x, w.t().contiguous(), bias);
+      // A linear layer's input cotangent dy·w.
+      expectMatchesDouble(random({rows, n}, 4 + rows), w);
+    }
+  }
+}
+
+TEST_F(JitProduct, TakesStridedRowsLeadingDimsAndMatrixWindows) {
+  const torch::Tensor wide = random({6, 100}, 5);
+  // Rows that are a column window of a wider tensor (a gate's slice).
+  expectMatchesDouble(wide.slice(1, 30, 60), random({30, 7}, 6));
+  // Rows with a non-unit element stride are copied.
+  expectMatchesDouble(wide.slice(1, 0, 60, 2), random({30, 7}, 7));
+  // Leading dims [2, 3]: six rows, the result keeps them.
+  expectMatchesDouble(random({2, 3, 9}, 8), random({9, 5}, 9));
+  // Matrices that are windows of wider ones (leading dim > N or > K).
+  const torch::Tensor rowMajor = random({9, 20}, 10).slice(1, 4, 11);
+  expectMatchesDouble(random({4, 9}, 11), rowMajor);
+  const torch::Tensor columnMajor = random({20, 9}, 12).slice(0, 4, 11).t();
+  expectMatchesDouble(random({4, 9}, 13), columnMajor);
+}
+
+TEST_F(JitProduct, LeavesOtherProductsToTheCaller) {
+  const torch::Tensor b = random({8, 6}, 14);
+  const torch::Tensor x = random({2, 8}, 15);
+  EXPECT_FALSE(ops::jitProduct(x.to(at::kDouble), b.to(at::kDouble)).defined());
+  EXPECT_FALSE(ops::jitProduct(x, b, random({2, 6}, 16)).defined());
+  // Neither stride of the matrix is 1.
+  EXPECT_FALSE(
+      ops::jitProduct(
+          x, random({16, 12}, 17).slice(0, 0, 16, 2).slice(1, 0, 12, 2))
+          .defined());
+  // Autograd recording a graph through the product takes ATen's path;
+  // without recording the same operands take the kernels.
+  const torch::Tensor w = b.clone().requires_grad_(true);
+  EXPECT_FALSE(ops::jitProduct(x, w).defined());
+  torch::NoGradGuard noGrad;
+  EXPECT_TRUE(ops::jitProduct(x, w).defined());
+}
