@@ -12,8 +12,8 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdlib>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
@@ -204,7 +204,7 @@ struct Measurement {
 std::string describeJitProducts() {
   const std::string kernels = ops::jitProductKernels();
   if (kernels.empty())
-    return "the BLAS alone (built without LIBXSMM)";
+    return "the BLAS alone (no LIBXSMM, or its kernels are not AVX-512)";
   return "LIBXSMM " + kernels + " kernels (" +
          (std::getenv("LIBXSMM_TARGET") ? "LIBXSMM_TARGET" : "detected") + ")";
 }

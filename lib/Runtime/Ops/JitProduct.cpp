@@ -15,7 +15,6 @@
 #ifdef RVNN_HAVE_LIBXSMM
 #include <libxsmm.h>
 
-#include <mutex>
 #endif
 
 namespace rvnn::runtime::ops {
@@ -25,9 +24,16 @@ namespace {
 
 bool fitsInt(int64_t v) { return v >= 0 && v <= INT_MAX; }
 
-void initialise() {
-  static std::once_flag initialised;
-  std::call_once(initialised, [] { libxsmm_init(); });
+/// Whether LIBXSMM's kernels are used: only AVX-512 ones. Its AVX2 kernels
+/// (`LIBXSMM_TARGET=hsw`) multiply the models' larger products slower than
+/// OpenBLAS's, which pack them for the caches (NDR at batch 1: a 1.4x
+/// slower step; bench/README.md, session 30).
+bool useKernels() {
+  static const bool used = [] {
+    libxsmm_init();
+    return libxsmm_get_target_archid() >= LIBXSMM_X86_AVX512_CORE;
+  }();
+  return used;
 }
 
 /// Column-major C [m, n] (leading dim ldc) = A [m, k] · B [k, n] + beta·C,
@@ -37,7 +43,6 @@ bool multiply(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
   for (int64_t v : {m, n, k, lda, ldb, ldc})
     if (!fitsInt(v))
       return false;
-  initialise();
   const int im = m, in = n, ik = k, ilda = lda, ildb = ldb, ildc = ldc;
   const int flags = LIBXSMM_GEMM_FLAG_NONE;
   const float alpha = 1;
@@ -98,7 +103,7 @@ bool columnMajorProduct(const torch::Tensor &rows, const torch::Tensor &b,
 
 torch::Tensor jitProduct(const torch::Tensor &x, const torch::Tensor &b,
                          const torch::Tensor &bias) {
-  if (!takes(x, b, bias))
+  if (!useKernels() || !takes(x, b, bias))
     return {};
   const int64_t k = b.size(0), n = b.size(1);
   const bool rowMajor = b.stride(1) == 1 && b.stride(0) >= n;
@@ -127,8 +132,7 @@ torch::Tensor jitProduct(const torch::Tensor &x, const torch::Tensor &b,
 }
 
 std::string jitProductKernels() {
-  initialise();
-  return libxsmm_get_target_arch();
+  return useKernels() ? libxsmm_get_target_arch() : std::string();
 }
 
 #else

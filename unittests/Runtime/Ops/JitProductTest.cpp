@@ -35,7 +35,7 @@ class JitProduct : public ::testing::Test {
 protected:
   void SetUp() override {
     if (ops::jitProductKernels().empty())
-      GTEST_SKIP() << "built without LIBXSMM";
+      GTEST_SKIP() << "no LIBXSMM AVX-512 kernels in this build or on this CPU";
   }
 };
 

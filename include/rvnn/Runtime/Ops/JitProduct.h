@@ -13,21 +13,23 @@ inline constexpr char kJitProductEvent[] = "rvnn::jit_product";
 
 /// `x · b (+ bias)` for float `x` `[..., K]` on the CPU, `b` `[K, N]` with a
 /// row or column stride of 1 (a linear layer's `wᵀ` is a view), `bias` `[N]`
-/// or undefined, by a kernel LIBXSMM generates for the shape and the CPU's
-/// widest vector instructions (AVX-512 where it has them; `LIBXSMM_TARGET`
-/// overrides). LIBXSMM multiplies without packing the operands, which is
-/// what the models' products are: a few to a few thousand rows by a weight
-/// of at most a few thousand columns. Returns an undefined tensor when the
-/// product is not of that kind (another dtype or device, autograd
-/// recording, a stride the kernels cannot take, no kernel for the shape) or
+/// or undefined, by an AVX-512 kernel LIBXSMM generates for the shape
+/// (`LIBXSMM_TARGET` can name other AVX-512 kernels). LIBXSMM multiplies
+/// without packing the operands, which suits the models' products: a few to
+/// a few thousand rows by a weight of at most a few thousand columns.
+/// Returns an undefined tensor when the product is not of that kind
+/// (another dtype or device, autograd recording, a stride the kernels
+/// cannot take, no kernel for the shape), when LIBXSMM's kernels would not
+/// be AVX-512 (its AVX2 ones are slower than the BLAS on large products) or
 /// rvnn was built without LIBXSMM; the caller then takes another path.
 /// Calls are visible to ATen's RecordFunction observers (the profiler, the
 /// GEMM replay of `rvnn-run bench`) under kJitProductEvent.
 torch::Tensor jitProduct(const torch::Tensor &x, const torch::Tensor &b,
                          const torch::Tensor &bias = {});
 
-/// The instruction set LIBXSMM generates jitProduct's kernels for ("skx":
-/// AVX-512, "hsw": AVX2, ...); empty when rvnn was built without LIBXSMM.
+/// The instruction set of jitProduct's kernels ("skx", "cpx": AVX-512);
+/// empty when it multiplies nothing (no LIBXSMM in the build, or a CPU or
+/// LIBXSMM_TARGET without AVX-512).
 std::string jitProductKernels();
 
 } // namespace rvnn::runtime::ops
