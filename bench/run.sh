@@ -41,7 +41,9 @@
 # ROUNDS (3), THREADS (1; also sets OPENBLAS_NUM_THREADS), SMALL_STEPS and
 # SMALL_WARMUP (15/2 per round, batches < 8), LARGE_STEPS and LARGE_WARMUP
 # (3/1), BUILD (build), PYTHON (/usr/bin/python3, with python3-torch),
-# RVNN_BENCH_MEM_GB (12).
+# RVNN_BENCH_MEM_GB (12), OPENBLAS_CORETYPE (unset: OpenBLAS's own choice,
+# unless that is its generic Prescott kernels on a CPU with AVX2 or AVX-512;
+# see below).
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -62,6 +64,23 @@ seed=1
 # OpenBLAS (shared by LibTorch and python3-torch) runs its own thread pool,
 # which --threads does not reach: pin it too, or "1 thread" means 2 in GEMMs.
 export OPENBLAS_NUM_THREADS=$threads OMP_NUM_THREADS=$threads
+# OpenBLAS picks its kernels by CPU model, and one it does not know (seen:
+# a recent Xeon with AVX-512) gets its generic Prescott (SSE3) kernels,
+# several times slower: eager's products and rvnn's BLAS calls would be
+# measured on those. Unless OPENBLAS_CORETYPE names kernels, name the
+# widest the CPU's flags allow.
+if [ -z "${OPENBLAS_CORETYPE:-}" ]; then
+  blas_core=$("$python" -c 'import ctypes
+corename = ctypes.CDLL("libblas.so.3").openblas_get_corename
+corename.restype = ctypes.c_char_p
+print(corename().decode())' 2>/dev/null || true)
+  if [ "${blas_core,,}" = prescott ]; then
+    if grep -qw avx512f /proc/cpuinfo; then export OPENBLAS_CORETYPE=SkylakeX
+    elif grep -qw avx2 /proc/cpuinfo; then export OPENBLAS_CORETYPE=Haswell; fi
+    [ -z "${OPENBLAS_CORETYPE:-}" ] ||
+      echo "run.sh: OpenBLAS detected Prescott kernels on a CPU with wider vectors: OPENBLAS_CORETYPE=$OPENBLAS_CORETYPE" >&2
+  fi
+fi
 out=${OUT:-$root/bench/results/$(date +%F)-cpu.json}
 
 [[ $mem_gib =~ ^[0-9]+([.][0-9]+)?$ ]] ||
@@ -321,7 +340,10 @@ result = {
                            "reference (rvnn-ref) and eager, per trio",
                  "optimiser": "the config's; eager: torch.optim.RAdam + "
                               "Lookahead, clip_grad_norm_",
-                 "memory_cap_gib": cap},
+                 "memory_cap_gib": cap,
+                 # Which OpenBLAS kernels eager and rvnn's BLAS calls ran
+                 # (null: OpenBLAS's own choice).
+                 "openblas_coretype": os.environ.get("OPENBLAS_CORETYPE")},
     "elapsed_s": int(elapsed),
     "models": {},
 }

@@ -141,6 +141,19 @@ public:
   torch::Tensor constant(const PlanOp &op,
                          const std::function<torch::Tensor()> &make);
 
+  /// While a loop runs, the tensors its body reads from outside (its
+  /// weights among them) do not change: a product by the transpose of one
+  /// multiplies a row-major copy made once for the loop (transposedInvariant)
+  /// instead of transposing operands every step. Marks `tensors` so until
+  /// the matching popLoopInvariants(); loops nest.
+  void pushLoopInvariants(const std::vector<torch::Tensor> &tensors);
+  void popLoopInvariants();
+  /// `matrix`ᵀ laid out row-major when `matrix` is a 2-D tensor a running
+  /// loop reads from outside, made on its first use in the loop; undefined
+  /// otherwise, and where autograd records through `matrix` (the copy
+  /// serves products that record no gradient).
+  torch::Tensor transposedInvariant(const torch::Tensor &matrix);
+
   /// Throws PlanError when `mode` needs generated kernels that the plan
   /// does not have loaded (on a GPU too: the library says which kernels
   /// have CUDA code).
@@ -158,6 +171,13 @@ private:
   /// Recursion bodies being run, for the profile's per-step counts.
   int loopDepth = 0;
   std::unordered_map<const PlanOp *, torch::Tensor> constants;
+  /// Per running loop, its 2-D invariants by tensor and their transposes
+  /// once made; the entry keeps the tensor alive, so its key is not reused.
+  struct Invariant {
+    torch::Tensor tensor, transposed;
+  };
+  std::vector<std::unordered_map<const c10::TensorImpl *, Invariant>>
+      loopInvariants;
 };
 
 /// Maps a plan dtype name to a torch scalar type.

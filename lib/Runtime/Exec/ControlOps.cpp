@@ -26,6 +26,27 @@ void collectLoopGrads(Executor &executor, const PlanOp &loop, Frame &frame) {
     collectCapturedGrads(loop, frame);
 }
 
+/// Marks the tensors a loop reads from outside as fixed while it runs
+/// (Executor::pushLoopInvariants).
+class LoopInvariantsScope {
+public:
+  LoopInvariantsScope(Executor &executor, const PlanOp &loop,
+                      const Frame &frame)
+      : executor(executor) {
+    std::vector<Tensor> tensors;
+    for (int64_t id : capturedValueIds(loop.regions.at(0)))
+      if (const auto *tensor = std::get_if<Tensor>(&frame.get(loop, id)))
+        tensors.push_back(*tensor);
+    executor.pushLoopInvariants(tensors);
+  }
+  ~LoopInvariantsScope() { executor.popLoopInvariants(); }
+  LoopInvariantsScope(const LoopInvariantsScope &) = delete;
+  LoopInvariantsScope &operator=(const LoopInvariantsScope &) = delete;
+
+private:
+  Executor &executor;
+};
+
 /// Steps recurse runs at most, from its halting policy.
 int64_t stepBound(Executor &executor, const PlanOp &op, const Frame &frame,
                   contract::HaltingPolicy policy) {
@@ -102,6 +123,7 @@ void recurse(Executor &executor, const PlanOp &op, Frame &frame) {
       enumAttr(op, Recurse::attr::halting, contract::parseHaltingPolicy);
   int64_t bound = stepBound(executor, op, frame, policy);
   collectLoopGrads(executor, op, frame);
+  LoopInvariantsScope invariants(executor, op, frame);
   if (policy != contract::HaltingPolicy::per_sample &&
       checkpointsSegments(executor, op, state)) {
     state = runCheckpointedLoop(executor, op, frame, std::move(state), bound);
@@ -153,6 +175,7 @@ void recurse(Executor &executor, const PlanOp &op, Frame &frame) {
 
 void balancedReduce(Executor &executor, const PlanOp &op, Frame &frame) {
   collectLoopGrads(executor, op, frame);
+  LoopInvariantsScope invariants(executor, op, frame);
   const PlanRegion &body = op.regions.at(0);
   auto reducer = [&](const Tensor &children, const Tensor &mask) {
     return std::get<Tensor>(

@@ -229,6 +229,31 @@ Executor::runLoopBody(const PlanRegion &region, Frame &frame,
   }
 }
 
+void Executor::pushLoopInvariants(const std::vector<torch::Tensor> &tensors) {
+  auto &invariants = loopInvariants.emplace_back();
+  for (const torch::Tensor &tensor : tensors)
+    if (tensor.dim() == 2)
+      invariants.emplace(tensor.unsafeGetTensorImpl(), Invariant{tensor, {}});
+}
+
+void Executor::popLoopInvariants() { loopInvariants.pop_back(); }
+
+torch::Tensor Executor::transposedInvariant(const torch::Tensor &matrix) {
+  // The copy is made outside autograd: it serves products that record none.
+  if (torch::GradMode::is_enabled() && matrix.requires_grad())
+    return {};
+  for (auto &invariants : loopInvariants) {
+    auto found = invariants.find(matrix.unsafeGetTensorImpl());
+    if (found == invariants.end())
+      continue;
+    torch::Tensor &transposed = found->second.transposed;
+    if (!transposed.defined())
+      transposed = matrix.t().contiguous();
+    return transposed;
+  }
+  return {};
+}
+
 torch::Tensor Executor::constant(const PlanOp &op,
                                  const std::function<torch::Tensor()> &make) {
   torch::Tensor &cached = constants[&op];

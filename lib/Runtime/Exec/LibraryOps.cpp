@@ -16,11 +16,14 @@ using torch::Tensor;
 /// linear layer's weight when transposed) is multiplied by LIBXSMM's
 /// generated kernels where the build has them, else with few rows by one
 /// BLAS matrix-vector product a row, else by ops::linear, which keeps the
-/// results bit-identical to the linear layer's reference.
-Tensor product(const Tensor &lhs, const Tensor &rhs, const Tensor &bias,
-               bool transposeRhs) {
+/// results bit-identical to the linear layer's reference. Inside a loop, a
+/// weight from outside it is multiplied transposed once for the loop.
+Tensor product(Executor &executor, const Tensor &lhs, const Tensor &rhs,
+               const Tensor &bias, bool transposeRhs) {
   if (rhs.dim() == 2) {
-    const Tensor matrix = transposeRhs ? rhs.t() : rhs;
+    Tensor matrix = transposeRhs ? executor.transposedInvariant(rhs) : rhs;
+    if (!matrix.defined())
+      matrix = rhs.t();
     if (Tensor jit = ops::jitProduct(lhs, matrix, bias); jit.defined())
       return jit;
     if (Tensor few = ops::fewRowProduct(lhs, matrix, bias); few.defined())
@@ -50,7 +53,7 @@ void gemm(Executor &executor, const PlanOp &op, Frame &frame) {
     result = ops::bandedProduct(lhs, band, rhs, accumulator);
   } else {
     // A unit attribute: present (as true) or absent.
-    result = product(lhs, rhs, optional(Gemm::operand::bias),
+    result = product(executor, lhs, rhs, optional(Gemm::operand::bias),
                      hasAttr(op, Gemm::attr::transpose_rhs));
     if (accumulator.defined())
       result = accumulator + result;

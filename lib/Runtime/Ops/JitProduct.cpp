@@ -10,11 +10,12 @@
 
 #include "rvnn/Runtime/Ops/JitProduct.h"
 
+#include <algorithm>
 #include <climits>
+#include <optional>
 
 #ifdef RVNN_HAVE_LIBXSMM
 #include <libxsmm.h>
-
 #endif
 
 namespace rvnn::runtime::ops {
@@ -36,21 +37,49 @@ bool useKernels() {
   return used;
 }
 
-/// Column-major C [m, n] (leading dim ldc) = A [m, k] · B [k, n] + beta·C,
-/// beta 0 (C is not read) or 1. False when LIBXSMM has no kernel for it.
-bool multiply(int64_t m, int64_t n, int64_t k, const float *a, int64_t lda,
-              const float *b, int64_t ldb, float *c, int64_t ldc, float beta) {
-  for (int64_t v : {m, n, k, lda, ldb, ldc})
+/// A column-major matrix operand: element (i, j) at data[i + j·ld].
+struct ColumnMajor {
+  const float *data;
+  int64_t ld;
+};
+
+/// Elements of A's block the kernels read for every column of C: kept in the
+/// L2 cache (512 KiB). LIBXSMM does not pack, so with the whole depth of a
+/// wide A each column streams it from memory: [2048, 2048] · [2048, 120]
+/// ran at a third of the blocked rate (bench/README.md, session 31).
+constexpr int64_t kBlockOfA = int64_t(128) << 10;
+
+/// Column-major C [m, n] (leading dim ldc) = A [m, k] · op(B) + beta·C, beta
+/// 0 (C is not read) or 1; op(B) is B [k, n], or with `transposedB` the
+/// transpose of B stored [n, k]. The depth runs in blocks whose part of A
+/// stays in the cache. False, C untouched, when LIBXSMM has no kernel for
+/// it.
+bool multiply(int64_t m, int64_t n, int64_t k, ColumnMajor a, ColumnMajor b,
+              bool transposedB, float *c, int64_t ldc, float beta) {
+  for (int64_t v : {m, n, k, a.ld, b.ld, ldc})
     if (!fitsInt(v))
       return false;
-  const int im = m, in = n, ik = k, ilda = lda, ildb = ldb, ildc = ldc;
-  const int flags = LIBXSMM_GEMM_FLAG_NONE;
-  const float alpha = 1;
-  libxsmm_smmfunction kernel = libxsmm_smmdispatch(
-      im, in, ik, &ilda, &ildb, &ildc, &alpha, &beta, &flags, nullptr);
-  if (!kernel)
+  const int64_t depth = std::min(k, std::max<int64_t>(32, kBlockOfA / m));
+  const int flags =
+      transposedB ? LIBXSMM_GEMM_FLAG_TRANS_B : LIBXSMM_GEMM_FLAG_NONE;
+  const int lda = a.ld, ldb = b.ld, ildc = ldc;
+  const float alpha = 1, accumulate = 1;
+  auto kernel = [&](int64_t blockDepth, const float *blockBeta) {
+    return libxsmm_smmdispatch(m, n, blockDepth, &lda, &ldb, &ildc, &alpha,
+                               blockBeta, &flags, nullptr);
+  };
+  const libxsmm_smmfunction first = kernel(depth, &beta);
+  const libxsmm_smmfunction next = kernel(depth, &accumulate);
+  const libxsmm_smmfunction last =
+      k % depth ? kernel(k % depth, &accumulate) : next;
+  if (!first || !next || !last)
     return false;
-  kernel(a, b, c);
+  for (int64_t p = 0; p < k; p += depth) {
+    const libxsmm_smmfunction run =
+        p + depth > k ? last : (p == 0 ? first : next);
+    // Depth p is A's column p and B's row p (of the stored [n, k]: column p).
+    run(a.data + p * a.ld, b.data + (transposedB ? p * b.ld : p), c);
+  }
   return true;
 }
 
@@ -62,8 +91,8 @@ bool takes(const torch::Tensor &x, const torch::Tensor &b,
   if (b.dim() != 2 || x.dim() < 1 || x.size(-1) != b.size(0) || !cpuFloat(x) ||
       !cpuFloat(b) || x.numel() == 0 || b.numel() == 0)
     return false;
-  if (bias.defined() &&
-      (bias.dim() != 1 || bias.size(0) != b.size(1) || !cpuFloat(bias)))
+  if (bias.defined() && (bias.dim() != 1 || bias.size(0) != b.size(1) ||
+                         !cpuFloat(bias) || !bias.is_contiguous()))
     return false;
   auto records = [](const torch::Tensor &t) {
     return t.defined() && t.requires_grad();
@@ -72,30 +101,83 @@ bool takes(const torch::Tensor &x, const torch::Tensor &b,
            (records(x) || records(b) || records(bias)));
 }
 
-/// y [R, N] = rows [R, K] · b with b row-major (column stride 1): yᵀ = bᵀ ·
-/// rowsᵀ in column-major terms, every operand as it lies.
-bool rowMajorProduct(const torch::Tensor &rows, const torch::Tensor &b,
-                     torch::Tensor &y, float beta) {
-  return multiply(b.size(1), rows.size(0), b.size(0), b.data_ptr<float>(),
-                  b.stride(0), rows.data_ptr<float>(), rows.stride(0),
-                  y.data_ptr<float>(), y.size(1), beta);
+/// A [r, c] matrix as a column-major operand, if one of its strides is 1:
+/// a row-major matrix is, as it lies, its transpose [c, r] column-major.
+struct Layout {
+  ColumnMajor operand;
+  bool rowMajor;
+};
+std::optional<Layout> layout(const torch::Tensor &t) {
+  const float *data = t.data_ptr<float>();
+  if (t.stride(1) == 1 && t.stride(0) >= std::max<int64_t>(1, t.size(1)))
+    return Layout{{data, t.stride(0)}, true};
+  if (t.stride(0) == 1 && t.stride(1) >= std::max<int64_t>(1, t.size(0)))
+    return Layout{{data, t.stride(1)}, false};
+  return std::nullopt;
 }
 
-/// y [R, N] = rows · b with b column-major (row stride 1, a linear layer's
-/// wᵀ): column-major y = rows · b needs rows column-major, so the rows are
-/// transposed (R·K elements against R·K·N products) and so is the result.
-bool columnMajorProduct(const torch::Tensor &rows, const torch::Tensor &b,
-                        const torch::Tensor &bias, torch::Tensor &y) {
-  const torch::Tensor rowsT = rows.t().contiguous(); // [K, R]
-  // A new buffer even for the bias: the expanded bias can be the bias.
-  torch::Tensor yT = at::empty({b.size(1), rows.size(0)}, y.options());
-  if (bias.defined())
-    yT.copy_(bias.unsqueeze(1).expand_as(yT));
-  if (!multiply(rows.size(0), b.size(1), b.size(0), rowsT.data_ptr<float>(),
-                rows.size(0), b.data_ptr<float>(), b.stride(1),
-                yT.data_ptr<float>(), rows.size(0), bias.defined() ? 1 : 0))
+/// A copy of `t` in the other layout (LIBXSMM's JIT transposition); `from`
+/// is its layout, `buffer` receives the copy.
+Layout otherLayout(const torch::Tensor &t, const Layout &from,
+                   torch::Tensor &buffer) {
+  const int64_t r = t.size(0), c = t.size(1);
+  buffer = at::empty({r * c}, t.options());
+  float *out = buffer.data_ptr<float>();
+  // The stored column-major matrix is [c, r] (row-major t) or [r, c].
+  const int64_t m = from.rowMajor ? c : r, n = from.rowMajor ? r : c;
+  libxsmm_otrans(out, from.operand.data, sizeof(float), m, n, from.operand.ld,
+                 n);
+  return Layout{{out, n}, !from.rowMajor};
+}
+
+/// Every row (or, with `columns`, every column) of the row-major `y` set to
+/// the bias, which the kernels then add to.
+void fillWithBias(torch::Tensor &y, const torch::Tensor &bias, bool columns) {
+  const float *values = bias.data_ptr<float>();
+  float *out = y.data_ptr<float>();
+  const int64_t rows = y.size(0), width = y.size(1);
+  for (int64_t i = 0; i < rows; ++i) {
+    if (columns)
+      std::fill_n(out + i * width, width, values[i]);
+    else
+      std::copy_n(values, width, out + i * width);
+  }
+}
+
+/// y [R, N] = rows [R, K] · b [K, N] (+ bias) written row-major, which is
+/// column-major yᵀ = bᵀ · rowsᵀ when b is row-major (A = bᵀ as it lies),
+/// and column-major y = rows · b, transposed afterwards, when b is
+/// column-major and rows too. A column-major b with row-major rows takes
+/// the cheaper of transposing b (K·N elements, then the first form) or the
+/// rows (R·K, then the second form, R·N more for the result).
+bool product(const torch::Tensor &rows, const torch::Tensor &b,
+             const torch::Tensor &bias, torch::Tensor &y) {
+  const int64_t r = rows.size(0), k = b.size(0), n = b.size(1);
+  std::optional<Layout> x = layout(rows), matrix = layout(b);
+  if (!x || !matrix)
     return false;
-  y.copy_(yT.t());
+  const float beta = bias.defined() ? 1 : 0;
+  torch::Tensor copy;
+  if (!matrix->rowMajor && x->rowMajor) {
+    if (k * n <= r * (k + n))
+      matrix = otherLayout(b, *matrix, copy);
+    else
+      x = otherLayout(rows, *x, copy);
+  }
+  if (matrix->rowMajor) {
+    if (bias.defined())
+      fillWithBias(y, bias, false);
+    return multiply(n, r, k, matrix->operand, x->operand, !x->rowMajor,
+                    y.data_ptr<float>(), n, beta);
+  }
+  torch::Tensor yT = at::empty({n, r}, y.options());
+  if (bias.defined())
+    fillWithBias(yT, bias, true);
+  if (!multiply(r, n, k, x->operand, matrix->operand, false,
+                yT.data_ptr<float>(), r, beta))
+    return false;
+  libxsmm_otrans(y.data_ptr<float>(), yT.data_ptr<float>(), sizeof(float), r, n,
+                 r, n);
   return true;
 }
 
@@ -103,26 +185,15 @@ bool columnMajorProduct(const torch::Tensor &rows, const torch::Tensor &b,
 
 torch::Tensor jitProduct(const torch::Tensor &x, const torch::Tensor &b,
                          const torch::Tensor &bias) {
-  if (!useKernels() || !takes(x, b, bias))
+  if (!useKernels() || !takes(x, b, bias) || !layout(b))
     return {};
   const int64_t k = b.size(0), n = b.size(1);
-  const bool rowMajor = b.stride(1) == 1 && b.stride(0) >= n;
-  if (!rowMajor && !(b.stride(0) == 1 && b.stride(1) >= k))
-    return {};
   torch::Tensor rows = x.dim() == 2 ? x : x.reshape({-1, k});
-  if (rows.stride(1) != 1 || rows.stride(0) < k)
+  if (!layout(rows))
     rows = rows.contiguous();
   RECORD_FUNCTION(kJitProductEvent, std::vector<c10::IValue>({rows, b}));
   torch::Tensor y = at::empty({rows.size(0), n}, x.options());
-  bool done;
-  if (rowMajor) {
-    if (bias.defined())
-      y.copy_(bias.expand_as(y));
-    done = rowMajorProduct(rows, b, y, bias.defined() ? 1 : 0);
-  } else {
-    done = columnMajorProduct(rows, b, bias, y);
-  }
-  if (!done)
+  if (!product(rows, b, bias, y))
     return {};
   if (x.dim() == 2)
     return y;

@@ -275,6 +275,39 @@ TEST(Executor, OnlyTensorsALoopReadsCollectTheirGradients) {
   }
 }
 
+TEST(Executor, LoopInvariantsAreTransposedOnceWhileTheLoopRuns) {
+  Plan plan;
+  ExecutionContext context;
+  Executor executor(
+      plan, [](const std::string &) { return torch::Tensor(); }, context);
+  const torch::Tensor w = torch::randn({3, 5}), other = torch::randn({3, 5});
+  EXPECT_FALSE(executor.transposedInvariant(w).defined()) << "no loop runs";
+  executor.pushLoopInvariants({w, torch::randn({4})});
+  const torch::Tensor transposed = executor.transposedInvariant(w);
+  ASSERT_TRUE(transposed.defined());
+  EXPECT_TRUE(transposed.is_contiguous());
+  EXPECT_TRUE(torch::equal(transposed, w.t()));
+  EXPECT_TRUE(executor.transposedInvariant(w).is_same(transposed));
+  // Only the tensors the loop reads from outside, not their views.
+  EXPECT_FALSE(executor.transposedInvariant(other).defined());
+  EXPECT_FALSE(executor.transposedInvariant(w.view_as(w)).defined());
+  // A nested loop sees the outer loop's invariants and its own.
+  executor.pushLoopInvariants({other});
+  EXPECT_TRUE(executor.transposedInvariant(w).is_same(transposed));
+  EXPECT_TRUE(executor.transposedInvariant(other).defined());
+  executor.popLoopInvariants();
+  EXPECT_FALSE(executor.transposedInvariant(other).defined());
+  executor.popLoopInvariants();
+  EXPECT_FALSE(executor.transposedInvariant(w).defined());
+  // A copy made outside autograd cannot stand in for a recorded product.
+  const torch::Tensor weight = torch::randn({3, 5}).requires_grad_();
+  executor.pushLoopInvariants({weight});
+  EXPECT_FALSE(executor.transposedInvariant(weight).defined());
+  torch::NoGradGuard noGrad;
+  EXPECT_TRUE(executor.transposedInvariant(weight).defined());
+  executor.popLoopInvariants();
+}
+
 TEST(Executor, CompactionIsOffWhenTheBodyCapturesTheBatchSize) {
   // The body reads an integer from outside the loop (the step bound) that
   // equals the batch size: it might size a batch-major value, so the loop

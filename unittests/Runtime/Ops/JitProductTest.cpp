@@ -74,6 +74,32 @@ TEST_F(JitProduct, TakesStridedRowsLeadingDimsAndMatrixWindows) {
   expectMatchesDouble(random({4, 9}, 13), columnMajor);
 }
 
+TEST_F(JitProduct, TakesTransposedRowsWithoutCopies) {
+  // A loop collector's weight gradient aᵀ·b: the rows are a column-major
+  // view, by a row-major matrix (the kernels' transposed-B form) and by a
+  // column-major one (a layout copy first).
+  for (int64_t rows : {1, 5, 120}) {
+    const torch::Tensor a = random({300, rows}, 20 + rows);
+    expectMatchesDouble(a.t(), random({300, 64}, 21));
+    expectMatchesDouble(a.t(), random({64, 300}, 22).t(), random({64}, 23));
+  }
+}
+
+TEST_F(JitProduct, RunsDeepProductsInBlocksOfDepth) {
+  // Depths past one cache block of the matrix (512 columns of A take 256 of
+  // depth a block), with and without a remainder block, each layout.
+  for (int64_t depth : {256, 1000, 2048}) {
+    const torch::Tensor w = random({512, depth}, 30 + depth);
+    const torch::Tensor bias = random({512}, 31);
+    for (int64_t rows : {3, 200}) {
+      const torch::Tensor x = random({rows, depth}, 32 + rows);
+      expectMatchesDouble(x, w.t(), bias);
+      expectMatchesDouble(x, w.t().contiguous(), bias);
+      expectMatchesDouble(random({depth, rows}, 33).t(), w.t().contiguous());
+    }
+  }
+}
+
 TEST_F(JitProduct, LeavesOtherProductsToTheCaller) {
   const torch::Tensor b = random({8, 6}, 14);
   const torch::Tensor x = random({2, 8}, 15);

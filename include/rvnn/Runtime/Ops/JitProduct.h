@@ -11,7 +11,8 @@ namespace rvnn::runtime::ops {
 /// `[m, K]` and `b`.
 inline constexpr char kJitProductEvent[] = "rvnn::jit_product";
 
-/// `x · b (+ bias)` for float `x` `[..., K]` on the CPU, `b` `[K, N]` with a
+/// `x · b (+ bias)` for float `x` `[..., K]` on the CPU (a 2-D `x` may be
+/// column-major too: a collector's `dyᵀ` is a view), `b` `[K, N]` with a
 /// row or column stride of 1 (a linear layer's `wᵀ` is a view), `bias` `[N]`
 /// or undefined, by an AVX-512 kernel LIBXSMM generates for the shape
 /// (`LIBXSMM_TARGET` can name other AVX-512 kernels). LIBXSMM multiplies
