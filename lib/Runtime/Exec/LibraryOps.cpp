@@ -17,7 +17,8 @@ using torch::Tensor;
 /// generated kernels where the build has them, else with few rows by one
 /// BLAS matrix-vector product a row, else by ops::linear, which keeps the
 /// results bit-identical to the linear layer's reference. Inside a loop, a
-/// weight from outside it is multiplied transposed once for the loop.
+/// weight the loop reads from outside is transposed once for the whole loop
+/// (Executor::transposedInvariant).
 Tensor product(Executor &executor, const Tensor &lhs, const Tensor &rhs,
                const Tensor &bias, bool transposeRhs) {
   if (rhs.dim() == 2) {
