@@ -25,6 +25,7 @@ namespace rvnn::cli {
 namespace {
 
 using runtime::ops::kFewRowProductEvent;
+using runtime::ops::kJitBatchedProductEvent;
 using runtime::ops::kJitProductEvent;
 
 /// The recorder of this thread, if any: RecordFunction takes plain function
@@ -44,7 +45,8 @@ const std::map<std::string, size_t> &gemmFunctions() {
       {"baddbmm", 3},
       {"addmv", 3},
       {kFewRowProductEvent, 2},
-      {kJitProductEvent, 2}};
+      {kJitProductEvent, 2},
+      {kJitBatchedProductEvent, 2}};
   return functions;
 }
 
@@ -52,7 +54,8 @@ const std::map<std::string, size_t> &gemmFunctions() {
 /// empty for any other function.
 std::string gemmFunction(const char *recordedName) {
   std::string name(recordedName);
-  if (name == kFewRowProductEvent || name == kJitProductEvent)
+  if (name == kFewRowProductEvent || name == kJitProductEvent ||
+      name == kJitBatchedProductEvent)
     return name;
   const std::string prefix = "aten::";
   if (name.compare(0, prefix.size(), prefix) != 0)
@@ -132,6 +135,8 @@ at::Tensor run(const GemmCall &call, const std::vector<at::Tensor> &t) {
     return runtime::ops::fewRowProduct(t[0], t[1]);
   if (f == kJitProductEvent)
     return runtime::ops::jitProduct(t[0], t[1]);
+  if (f == kJitBatchedProductEvent)
+    return runtime::ops::jitBatchedProduct(t[0], t[1]);
   if (f == "dot")
     return at::dot(t[0], t[1]);
   if (f == "addmm")

@@ -1,11 +1,13 @@
 // rvnn.geometric_attention: the ATen reference, and a fused CPU kernel with
 // its own backward. The reference builds the "closer keys" products from
 // index arithmetic and two gathers over [N, H, S, S] int64 indices, and its
-// autograd graph keeps a dozen [N, H, S, S] tensors; the fused kernel reads
-// the prefix sums directly in a row scan, leaves the transcendental passes to
-// ATen's vectorised kernels, and recomputes the weights in backward from the
-// saved operands (one GEMM) instead of saving them.
+// autograd graph keeps a dozen [N, H, S, S] tensors. The fused kernel reads
+// the prefix sums directly in row scans, takes both log-sigmoids from one
+// exp and one log1p pass (ATen's vectorised kernels), multiplies the
+// per-head blocks by LIBXSMM's kernels, and recomputes the weights in
+// backward from the saved operands instead of saving them.
 #include "rvnn/Runtime/Ops/Attention.h"
+#include "rvnn/Runtime/Ops/JitProduct.h"
 
 #include <ATen/Dispatch.h>
 #include <ATen/Parallel.h>
@@ -14,7 +16,12 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <vector>
+
+#if defined(__SSE2__)
+#include <xmmintrin.h>
+#endif
 
 namespace rvnn::runtime::ops {
 
@@ -45,6 +52,19 @@ template <typename T> struct Row {
   T scale, front, back, bias;
   int64_t i, length;
 };
+
+/// min(x, 0) without a branch (the logits' signs are random: a mispredicted
+/// branch an element doubled the row scans' time, and compilers keep the
+/// branch of `x < 0 ? x : 0`). Exact for finite x of magnitude below half
+/// the largest; -inf below that.
+template <typename T> inline T minZero(T x) {
+  return (x - std::abs(x)) * T(0.5);
+}
+
+/// The logit of a blocked key: finite, so that minZero(-l) = 0, and low
+/// enough that P = 0 (exp(-|l|) = 0 and log P = minZero(l) = -inf).
+template <typename T>
+constexpr T kBlockedLogit = std::numeric_limits<T>::lowest();
 
 template <typename T> inline bool blocked(const Row<T> &r, int64_t j) {
   return j == r.i || r.keep[j] == 0;
@@ -86,145 +106,228 @@ template <typename T> Row<T> row(const Operands &o, int64_t r) {
           s};
 }
 
+/// Flushes denormal floats to zero (x86's FTZ and DAZ) on this thread while
+/// alive. The weights are products of many (1 - P): a few percent of them
+/// are denormal (6% of NDR's at 112 tokens), and arithmetic on denormals
+/// runs at a small fraction of the normal rate (NDR's backward pass took
+/// twice as long). Values below 1.2e-38 change by less than that.
+class FlushDenormalsScope {
+#if defined(__SSE2__)
+public:
+  FlushDenormalsScope() : saved_(_mm_getcsr()) {
+    _mm_setcsr(saved_ | kFlushToZero | kDenormalsAreZero);
+  }
+  ~FlushDenormalsScope() { _mm_setcsr(saved_); }
+  FlushDenormalsScope(const FlushDenormalsScope &) = delete;
+  FlushDenormalsScope &operator=(const FlushDenormalsScope &) = delete;
+
+private:
+  static constexpr unsigned kFlushToZero = 0x8000, kDenormalsAreZero = 0x40;
+  unsigned saved_;
+#endif
+};
+
 /// Runs `body(row, r, scratch)` for every query row, in parallel chunks,
-/// with S + 1 doubles of scratch per chunk.
+/// with 2·(S + 1) doubles of scratch per chunk.
 template <typename T, typename Body>
 void forEachRow(const Operands &o, const Body &body) {
   at::parallel_for(0, o.rows(), 16, [&](int64_t begin, int64_t end) {
-    std::vector<double> scratch(o.length + 1);
+    const FlushDenormalsScope flush;
+    std::vector<double> scratch(2 * (o.length + 1));
     for (int64_t r = begin; r < end; ++r)
       body(row<T>(o, r), r, scratch.data());
   });
 }
 
-/// What the attention weights are computed from; the transcendental passes
-/// are ATen's (vectorised) and the row scans are here.
+/// x · y for every (sample, head) block: LIBXSMM's kernels for float where
+/// the build has them (the BLAS multiplies these small blocks at a fraction
+/// of their rate), else ATen's.
+Tensor blockProduct(const Tensor &x, const Tensor &y) {
+  if (Tensor jit = jitBatchedProduct(x, y); jit.defined())
+    return jit;
+  return at::matmul(x, y);
+}
+
+/// The attention weights and what their backward reads. With l the logit,
+/// log P = min(l, 0) - log(1 + e) and log(1 - P) = min(-l, 0) - log(1 + e)
+/// for e = exp(-|l|): one exp and one log1p serve both log-sigmoids, and
+/// σ(±l) are 1 / (1 + e) and e / (1 + e).
 struct Weights {
   Tensor qk;        // q·kᵀ
-  Tensor logP;      // log P_ij, -inf where blocked
-  Tensor logNotP;   // log(1 - P_ij), 0 where blocked
+  Tensor logits;    // kBlockedLogit where blocked
+  Tensor e;         // exp(-|l|), 0 where blocked
   Tensor attention; // A_ij, normalised if asked
   Tensor sums;      // unnormalised row sums, double [rows]
 };
 
 Weights weights(const Operands &o) {
+  // Also for ATen's passes on this thread (forEachRow sets its own).
+  const FlushDenormalsScope flush;
   Weights w;
-  w.qk = at::matmul(o.q, o.k.transpose(-1, -2)).contiguous();
-  Tensor logits = at::empty_like(w.qk);
+  w.qk = blockProduct(o.q, o.k.transpose(-1, -2));
+  w.logits = at::empty_like(w.qk);
+  w.e = at::empty_like(w.qk);
   const int64_t s = o.length;
   AT_DISPATCH_FLOATING_TYPES(w.qk.scalar_type(), "geometric_logits", [&] {
     const scalar_t *qk = w.qk.data_ptr<scalar_t>();
-    scalar_t *l = logits.data_ptr<scalar_t>();
+    scalar_t *l = w.logits.data_ptr<scalar_t>(), *e = w.e.data_ptr<scalar_t>();
     forEachRow<scalar_t>(o, [&](const Row<scalar_t> &r, int64_t row, double *) {
       const scalar_t *qkRow = qk + row * s;
-      scalar_t *lRow = l + row * s;
+      scalar_t *lRow = l + row * s, *eRow = e + row * s;
       // The reference's order of additions.
-      for (int64_t j = 0; j < s; ++j)
+      for (int64_t j = 0; j < s; ++j) {
         lRow[j] = blocked(r, j)
-                      ? -std::numeric_limits<scalar_t>::infinity()
+                      ? kBlockedLogit<scalar_t>
                       : ((qkRow[j] * r.scale + (j > r.i ? r.front : 0)) +
                          (j < r.i ? r.back : 0)) +
                             r.bias;
+        eRow[j] = -std::abs(lRow[j]);
+      }
     });
   });
-  w.logP = at::log_sigmoid(logits);
-  w.logNotP = at::log_sigmoid(logits.neg_());
+  w.e.exp_();
+  const Tensor log1pE = at::log1p(w.e);
   // log A_ij = log P_ij + Σ_{lo < k <= hi} log(1 - P_ik), from a prefix sum
   // accumulated in double as ATen's CPU cumsum does.
-  Tensor logA = at::empty_like(w.qk);
+  w.attention = at::empty_like(w.qk);
   AT_DISPATCH_FLOATING_TYPES(w.qk.scalar_type(), "geometric_weights", [&] {
-    const scalar_t *lp = w.logP.data_ptr<scalar_t>();
-    const scalar_t *lq = w.logNotP.data_ptr<scalar_t>();
-    scalar_t *out = logA.data_ptr<scalar_t>();
-    forEachRow<scalar_t>(
-        o, [&](const Row<scalar_t> &r, int64_t row, double *prefix) {
-          const scalar_t *lqRow = lq + row * s, *lpRow = lp + row * s;
-          prefix[0] = 0;
-          for (int64_t j = 0; j < s; ++j)
-            prefix[j + 1] = prefix[j] + double(lqRow[j]);
-          for (int64_t j = 0; j < s; ++j) {
-            const Closer c = closer(r.i, j, s);
-            out[row * s + j] =
-                (scalar_t(prefix[c.hi + 1]) - scalar_t(prefix[c.lo + 1])) +
-                lpRow[j];
-          }
-        });
+    const scalar_t *l = w.logits.data_ptr<scalar_t>();
+    const scalar_t *log1p = log1pE.data_ptr<scalar_t>();
+    scalar_t *out = w.attention.data_ptr<scalar_t>();
+    forEachRow<scalar_t>(o, [&](const Row<scalar_t> &r, int64_t row,
+                                double *prefix) {
+      const scalar_t *lRow = l + row * s, *log1pRow = log1p + row * s;
+      scalar_t *outRow = out + row * s;
+      prefix[0] = 0;
+      for (int64_t j = 0; j < s; ++j)
+        prefix[j + 1] = prefix[j] + double(minZero(-lRow[j]) - log1pRow[j]);
+      for (int64_t j = 0; j < s; ++j) {
+        const Closer c = closer(r.i, j, s);
+        outRow[j] = (scalar_t(prefix[c.hi + 1]) - scalar_t(prefix[c.lo + 1])) +
+                    (minZero(lRow[j]) - log1pRow[j]);
+      }
+    });
   });
-  w.attention = logA.exp_();
-  w.sums = w.attention.sum(-1, /*keepdim=*/true, at::kDouble);
-  if (o.normalize)
-    w.attention.div_(w.sums.clamp_min(kNormFloor).to(w.qk.scalar_type()));
+  w.attention.exp_();
+  w.sums = at::empty({o.rows()}, w.qk.options().dtype(at::kDouble));
+  AT_DISPATCH_FLOATING_TYPES(w.qk.scalar_type(), "geometric_sums", [&] {
+    scalar_t *a = w.attention.data_ptr<scalar_t>();
+    double *sums = w.sums.data_ptr<double>();
+    forEachRow<scalar_t>(o, [&](const Row<scalar_t> &, int64_t row, double *) {
+      scalar_t *aRow = a + row * s;
+      double sum = 0;
+      for (int64_t j = 0; j < s; ++j)
+        sum += aRow[j];
+      sums[row] = sum;
+      if (o.normalize) {
+        const scalar_t norm = scalar_t(std::max(sum, kNormFloor));
+        for (int64_t j = 0; j < s; ++j)
+          aRow[j] /= norm;
+      }
+    });
+  });
   return w;
 }
 
-/// The cotangents of q, k, v, back, front, mask (none: data), scale and bias
-/// for the output's cotangent `dOut`, from the forward's weights `w`.
-std::vector<Tensor> backwardFrom(const Operands &o, Weights w,
-                                 const Tensor &scale, const Tensor &bias,
-                                 const Tensor &dOutput) {
-  const Tensor dOut = dOutput.contiguous();
-  Tensor dv = at::matmul(w.attention.transpose(-1, -2), dOut);
-  Tensor dA = at::matmul(dOut, o.v.transpose(-1, -2));
-  if (o.normalize) {
-    // Back through A / max(ΣA, floor): the stored weights are normalised.
-    Tensor norm = w.sums.clamp_min(kNormFloor);
-    Tensor dSum = -(dA * w.attention).sum(-1, true, at::kDouble) / norm *
-                  (w.sums >= kNormFloor);
-    w.attention.mul_(norm.to(w.qk.scalar_type()));
-    dA = dA / norm.to(dA.scalar_type()) + dSum.to(dA.scalar_type());
-  }
-  // d log A = dA·A; it reaches log P directly and log(1 - P_k) through the
-  // prefix sums: d log(1 - P_k) = Σ_{t > k} dPrefix[t].
-  Tensor dLogA = (dA * w.attention).contiguous();
-  Tensor dLogNotP = at::empty_like(dLogA);
+/// Per query row: the cotangents of its logits (scaled into dScores), of its
+/// back and front biases, and its parts of dScale and dBias.
+struct LogitGrads {
+  Tensor dScores, dBack, dFront, dScaleRows, dBiasRows;
+};
+
+/// From the weights' cotangent `dA` and the forward's weights.
+LogitGrads logitGrads(const Operands &o, const Weights &w, const Tensor &dA) {
+  LogitGrads g{at::empty_like(dA), at::empty_like(o.back),
+               at::empty_like(o.front), at::empty_like(w.sums),
+               at::empty_like(w.sums)};
   const int64_t s = o.length;
-  AT_DISPATCH_FLOATING_TYPES(w.qk.scalar_type(), "geometric_prefix_grad", [&] {
-    const scalar_t *dE = dLogA.data_ptr<scalar_t>();
-    scalar_t *dlq = dLogNotP.data_ptr<scalar_t>();
-    forEachRow<scalar_t>(
-        o, [&](const Row<scalar_t> &r, int64_t row, double *dPrefix) {
-          std::fill(dPrefix, dPrefix + s + 1, 0.0);
-          for (int64_t j = 0; j < s; ++j) {
-            const Closer c = closer(r.i, j, s);
-            dPrefix[c.hi + 1] += dE[row * s + j];
-            dPrefix[c.lo + 1] -= dE[row * s + j];
-          }
-          double suffix = 0;
-          for (int64_t j = s - 1; j >= 0; --j) {
-            suffix += dPrefix[j + 1];
-            dlq[row * s + j] = scalar_t(suffix);
-          }
-        });
-  });
-  // d/dl log σ(l) = σ(-l) = exp(log(1 - P)); d/dl log σ(-l) = -σ(l) =
-  // -exp(log P). Blocked entries have A = 0 and σ(l) = 0: no gradient.
-  Tensor dLogits = dLogA * w.logNotP.exp() - dLogNotP * w.logP.exp();
-  Tensor dFront = at::empty_like(o.front), dBack = at::empty_like(o.back);
-  AT_DISPATCH_FLOATING_TYPES(w.qk.scalar_type(), "geometric_side_grad", [&] {
-    const scalar_t *dl = dLogits.data_ptr<scalar_t>();
-    scalar_t *front = dFront.data_ptr<scalar_t>();
-    scalar_t *back = dBack.data_ptr<scalar_t>();
-    forEachRow<scalar_t>(o, [&](const Row<scalar_t> &r, int64_t row, double *) {
-      double before = 0, after = 0;
-      for (int64_t j = 0; j < r.i; ++j)
-        before += dl[row * s + j];
-      for (int64_t j = r.i + 1; j < s; ++j)
-        after += dl[row * s + j];
-      back[row] = scalar_t(before);
-      front[row] = scalar_t(after);
+  AT_DISPATCH_FLOATING_TYPES(dA.scalar_type(), "geometric_logit_grads", [&] {
+    using T = scalar_t;
+    forEachRow<T>(o, [&](const Row<T> &r, int64_t row, double *scratch) {
+      const int64_t offset = row * s;
+      const T *a = w.attention.data_ptr<T>() + offset;
+      const T *dARow = dA.data_ptr<T>() + offset;
+      const T *l = w.logits.data_ptr<T>() + offset;
+      const T *e = w.e.data_ptr<T>() + offset;
+      const T *qk = w.qk.data_ptr<T>() + offset;
+      double *dLogA = scratch, *dPrefix = scratch + s + 1;
+      // Back through A / max(ΣA, floor): the weights are normalised.
+      const double sum = w.sums.data_ptr<double>()[row];
+      const double norm = std::max(sum, kNormFloor);
+      double dSum = 0;
+      if (o.normalize) {
+        for (int64_t j = 0; j < s; ++j)
+          dSum += dARow[j] * a[j];
+        dSum = sum >= kNormFloor ? -dSum / norm : 0;
+      }
+      // d log A = dA·A; it reaches log P directly and log(1 - P_k) through
+      // the prefix sums: d log(1 - P_k) = Σ_{t > k} dPrefix[t].
+      std::fill(dPrefix, dPrefix + s + 1, 0.0);
+      for (int64_t j = 0; j < s; ++j) {
+        const T unnormalized = o.normalize ? a[j] * T(norm) : a[j];
+        const T dAj = o.normalize ? dARow[j] / T(norm) + T(dSum) : dARow[j];
+        dLogA[j] = dAj * unnormalized;
+        const Closer c = closer(r.i, j, s);
+        dPrefix[c.hi + 1] += dLogA[j];
+        dPrefix[c.lo + 1] -= dLogA[j];
+      }
+      // d/dl log σ(l) = σ(-l), d/dl log σ(-l) = -σ(l). Blocked entries have
+      // A = 0 and σ(l) = 0: no gradient.
+      T *dScores = g.dScores.data_ptr<T>() + offset;
+      double suffix = 0, before = 0, after = 0, dScale = 0, dBias = 0;
+      for (int64_t j = s - 1; j >= 0; --j) {
+        suffix += dPrefix[j + 1];
+        // σ(|l|) = 1 / (1 + e), σ(-|l|) = e / (1 + e), selected by
+        // arithmetic rather than a branch on the sign (see minZero).
+        const T inverse = T(1) / (T(1) + e[j]);
+        const T positive = T(l[j] >= 0), negative = T(1) - positive;
+        const T sigmoid = inverse * (positive + negative * e[j]);
+        const T sigmoidOfMinus = inverse * (positive * e[j] + negative);
+        const T dLogit = T(dLogA[j]) * sigmoidOfMinus - T(suffix) * sigmoid;
+        if (j < r.i)
+          before += dLogit;
+        else if (j > r.i)
+          after += dLogit;
+        dScale += dLogit * qk[j];
+        dBias += dLogit;
+        dScores[j] = dLogit * r.scale;
+      }
+      g.dBack.data_ptr<T>()[row] = T(before);
+      g.dFront.data_ptr<T>()[row] = T(after);
+      g.dScaleRows.data_ptr<double>()[row] = dScale;
+      g.dBiasRows.data_ptr<double>()[row] = dBias;
     });
   });
-  Tensor dScale = (dLogits * w.qk).sum(at::kDouble);
-  Tensor dBias = dLogits.sum(at::kDouble);
-  Tensor dScores = dLogits.mul_(o.scale);
-  return {at::matmul(dScores, o.k),
-          at::matmul(dScores.transpose(-1, -2), o.q),
-          dv,
-          dBack,
-          dFront,
+  return g;
+}
+
+/// The sum of `values` in order: the same whatever the thread count.
+double sumInOrder(const Tensor &values) {
+  const double *data = values.data_ptr<double>();
+  return std::accumulate(data, data + values.numel(), 0.0);
+}
+
+/// The cotangents of q, k, v, back, front, mask (none: data), scale and bias
+/// for the output's cotangent `dOutput`; the weights are recomputed from the
+/// operands rather than saved.
+std::vector<Tensor> backwardFrom(const Operands &o, const Tensor &scale,
+                                 const Tensor &bias, const Tensor &dOutput) {
+  const FlushDenormalsScope flush;
+  const Tensor dOut = dOutput.contiguous();
+  const Weights w = weights(o);
+  const LogitGrads g =
+      logitGrads(o, w, blockProduct(dOut, o.v.transpose(-1, -2)));
+  const auto scalar = [](double value, const Tensor &like) {
+    return at::full(like.sizes(), value, like.options());
+  };
+  return {blockProduct(g.dScores, o.k),
+          blockProduct(g.dScores.transpose(-1, -2), o.q),
+          blockProduct(w.attention.transpose(-1, -2), dOut),
+          g.dBack,
+          g.dFront,
           Tensor(),
-          dScale.to(scale.scalar_type()).reshape(scale.sizes()),
-          dBias.to(bias.scalar_type()).reshape(bias.sizes())};
+          scalar(sumInOrder(g.dScaleRows), scale),
+          scalar(sumInOrder(g.dBiasRows), bias)};
 }
 
 class GeometricAttentionFunction
@@ -235,13 +338,12 @@ public:
                         Tensor mask, Tensor scale, Tensor bias,
                         bool normalize) {
     Operands o = operands(q, k, v, back, front, mask, scale, bias, normalize);
-    Weights w = weights(o);
-    // What backward reads, rather than a recomputation: inside a vjp the
-    // forward runs just before the backward, so these live only briefly.
-    ctx->save_for_backward({o.q, o.k, o.v, o.back, o.front, o.mask, scale, bias,
-                            w.qk, w.logP, w.logNotP, w.attention, w.sums});
+    // Only the operands: backward recomputes the weights (one GEMM and the
+    // row passes) instead of holding a dozen [N, H, S, S] tensors.
+    ctx->save_for_backward(
+        {o.q, o.k, o.v, o.back, o.front, o.mask, scale, bias});
     ctx->saved_data["normalize"] = normalize;
-    return at::matmul(w.attention, o.v);
+    return blockProduct(weights(o).attention, o.v);
   }
 
   static torch::autograd::variable_list
@@ -259,10 +361,8 @@ public:
                bias.item<double>(),
                q.size(2),
                ctx->saved_data["normalize"].toBool()};
-    // backwardFrom scales the weights in place.
-    Weights w{saved[8], saved[9], saved[10], saved[11].clone(), saved[12]};
     torch::autograd::variable_list operandGrads =
-        backwardFrom(o, std::move(w), scale, bias, grads[0]);
+        backwardFrom(o, scale, bias, grads[0]);
     operandGrads.push_back(Tensor()); // normalize
     return operandGrads;
   }
@@ -343,9 +443,9 @@ std::optional<std::vector<Tensor>> geometricAttentionBackward(
   if (!fusedKernelTakes({&q, &k, &v, &back, &front, &scale, &bias, &dOut}) ||
       !mask.device().is_cpu())
     return std::nullopt;
-  Operands o = operands(q, k, v, back, front, mask, scale, bias, normalize);
-  Weights w = weights(o);
-  return backwardFrom(o, std::move(w), scale, bias, dOut);
+  return backwardFrom(
+      operands(q, k, v, back, front, mask, scale, bias, normalize), scale, bias,
+      dOut);
 }
 
 } // namespace rvnn::runtime::ops

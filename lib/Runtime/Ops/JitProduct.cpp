@@ -6,13 +6,16 @@
 #ifndef NDEBUG
 #define NDEBUG
 #endif
+#include <ATen/Parallel.h>
 #include <ATen/record_function.h>
 
 #include "rvnn/Runtime/Ops/JitProduct.h"
 
 #include <algorithm>
 #include <climits>
+#include <initializer_list>
 #include <optional>
+#include <vector>
 
 #ifdef RVNN_HAVE_LIBXSMM
 #include <libxsmm.h>
@@ -83,22 +86,27 @@ bool multiply(int64_t m, int64_t n, int64_t k, ColumnMajor a, ColumnMajor b,
   return true;
 }
 
+bool cpuFloat(const torch::Tensor &t) {
+  return t.scalar_type() == at::kFloat && t.device().is_cpu();
+}
+
+bool recordsGradient(std::initializer_list<const torch::Tensor *> operands) {
+  return at::GradMode::is_enabled() &&
+         std::any_of(operands.begin(), operands.end(),
+                     [](const torch::Tensor *t) {
+                       return t->defined() && t->requires_grad();
+                     });
+}
+
 bool takes(const torch::Tensor &x, const torch::Tensor &b,
            const torch::Tensor &bias) {
-  auto cpuFloat = [](const torch::Tensor &t) {
-    return t.scalar_type() == at::kFloat && t.device().is_cpu();
-  };
   if (b.dim() != 2 || x.dim() < 1 || x.size(-1) != b.size(0) || !cpuFloat(x) ||
       !cpuFloat(b) || x.numel() == 0 || b.numel() == 0)
     return false;
   if (bias.defined() && (bias.dim() != 1 || bias.size(0) != b.size(1) ||
                          !cpuFloat(bias) || !bias.is_contiguous()))
     return false;
-  auto records = [](const torch::Tensor &t) {
-    return t.defined() && t.requires_grad();
-  };
-  return !(at::GradMode::is_enabled() &&
-           (records(x) || records(b) || records(bias)));
+  return !recordsGradient({&x, &b, &bias});
 }
 
 /// A [r, c] matrix as a column-major operand, if one of its strides is 1:
@@ -202,6 +210,42 @@ torch::Tensor jitProduct(const torch::Tensor &x, const torch::Tensor &b,
   return y.view(sizes);
 }
 
+torch::Tensor jitBatchedProduct(const torch::Tensor &x,
+                                const torch::Tensor &y) {
+  if (!useKernels() || x.dim() < 3 || x.dim() != y.dim() || !cpuFloat(x) ||
+      !cpuFloat(y) || x.numel() == 0 || y.numel() == 0 ||
+      x.size(-1) != y.size(-2) || recordsGradient({&x, &y}) ||
+      x.sizes().slice(0, x.dim() - 2) != y.sizes().slice(0, y.dim() - 2))
+    return {};
+  const bool xTransposed = !x.is_contiguous();
+  if (xTransposed && !x.transpose(-1, -2).is_contiguous())
+    return {};
+  // The kernels take B transposed but not A: a transposed y is copied.
+  const torch::Tensor rows = y.contiguous();
+  RECORD_FUNCTION(kJitBatchedProductEvent, std::vector<c10::IValue>({x, y}));
+  const int64_t m = x.size(-2), k = x.size(-1), n = y.size(-1);
+  std::vector<int64_t> sizes = x.sizes().vec();
+  sizes.back() = n;
+  torch::Tensor out = at::empty(sizes, x.options());
+  const float *xData = x.data_ptr<float>(), *yData = rows.data_ptr<float>();
+  float *outData = out.data_ptr<float>();
+  // Row-major out = x · y is column-major outᵀ = yᵀ · xᵀ: A is y as it
+  // lies, B is x (or, stored [k, m], its transpose).
+  auto multiplyMatrix = [&](int64_t b) {
+    return multiply(n, m, k, {yData + b * k * n, n},
+                    {xData + b * m * k, xTransposed ? m : k}, xTransposed,
+                    outData + b * m * n, n, 0);
+  };
+  const int64_t matrices = x.numel() / (m * k);
+  if (!multiplyMatrix(0))
+    return {};
+  at::parallel_for(1, matrices, 1, [&](int64_t begin, int64_t end) {
+    for (int64_t b = begin; b < end; ++b)
+      multiplyMatrix(b);
+  });
+  return out;
+}
+
 std::string jitProductKernels() {
   return useKernels() ? libxsmm_get_target_arch() : std::string();
 }
@@ -210,6 +254,10 @@ std::string jitProductKernels() {
 
 torch::Tensor jitProduct(const torch::Tensor &, const torch::Tensor &,
                          const torch::Tensor &) {
+  return {};
+}
+
+torch::Tensor jitBatchedProduct(const torch::Tensor &, const torch::Tensor &) {
   return {};
 }
 

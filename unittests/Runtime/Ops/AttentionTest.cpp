@@ -9,6 +9,10 @@
 #include <cmath>
 #include <cstdlib>
 
+#if defined(__SSE2__)
+#include <xmmintrin.h>
+#endif
+
 namespace ops = rvnn::runtime::ops;
 using rvnn::runtime::ops::testing::expectGradientsMatchFiniteDifferences;
 using rvnn::runtime::ops::testing::uniformDoubles;
@@ -85,6 +89,36 @@ torch::Tensor callGeometric(const Inputs &in, const torch::Tensor &mask,
                                  in[6], normalize);
 }
 
+/// Output and operand gradients (in double) of a geometric attention `op`
+/// on `in` (q, k, v, back, front, scale, bias) cast to `dtype`, for a
+/// seeded output cotangent.
+template <typename Op>
+std::vector<torch::Tensor>
+geometricWithGradients(Op op, const Inputs &in, const torch::Tensor &mask,
+                       torch::ScalarType dtype, bool normalize) {
+  std::vector<torch::Tensor> leaves;
+  for (const auto &t : in)
+    leaves.push_back(t.to(dtype).requires_grad_());
+  auto out = op(leaves[0], leaves[1], leaves[2], leaves[3], leaves[4],
+                mask.to(dtype), leaves[5], leaves[6], normalize);
+  out.backward(uniformDoubles(out.sizes(), -1, 1, 8).to(dtype));
+  std::vector<torch::Tensor> results = {out.detach().to(at::kDouble)};
+  for (const auto &leaf : leaves)
+    results.push_back(leaf.grad().to(at::kDouble));
+  return results;
+}
+
+/// Fused and reference results agree within `tol`, each named.
+void expectSameResults(const std::vector<torch::Tensor> &fused,
+                       const std::vector<torch::Tensor> &reference,
+                       double tol) {
+  for (size_t i = 0; i < fused.size(); ++i)
+    EXPECT_TRUE(at::allclose(fused[i], reference[i], tol, tol))
+        << (i == 0 ? "output" : "gradient of input " + std::to_string(i - 1))
+        << ": max difference "
+        << (fused[i] - reference[i]).abs().max().item<double>();
+}
+
 } // namespace
 
 TEST(AttentionOps, GeometricAttentionTiesGoToTheRightKey) {
@@ -138,10 +172,8 @@ TEST(AttentionOps, GeometricAttentionFusedKernelMatchesReference) {
   auto mask = at::ones({3, s}, kDouble);
   mask.slice(1, 20) = 0;
   mask.slice(1, 1).select(0, 2) = 0;
-  for (auto [type, tol] :
+  for (auto [dtype, tol] :
        {std::pair{torch::kFloat, 1e-4}, std::pair{torch::kDouble, 1e-10}}) {
-    // A named copy: C++17 lambdas cannot capture a structured binding.
-    const torch::ScalarType dtype = type;
     for (bool normalize : {false, true}) {
       SCOPED_TRACE(std::string(c10::toString(dtype)) +
                    (normalize ? " normalized" : " unnormalized"));
@@ -152,28 +184,47 @@ TEST(AttentionOps, GeometricAttentionFusedKernelMatchesReference) {
                    uniformDoubles({3, 2, s}, -1, 1, 5),
                    uniformDoubles({}, 0.5, 1, 6),
                    uniformDoubles({}, -0.5, 0.5, 7)};
-      auto run = [&](auto op) {
-        std::vector<torch::Tensor> leaves;
-        for (const auto &t : in)
-          leaves.push_back(t.to(dtype).requires_grad_());
-        auto out = op(leaves[0], leaves[1], leaves[2], leaves[3], leaves[4],
-                      mask.to(dtype), leaves[5], leaves[6], normalize);
-        out.backward(uniformDoubles(out.sizes(), -1, 1, 8).to(dtype));
-        std::vector<torch::Tensor> results = {out.detach()};
-        for (const auto &leaf : leaves)
-          results.push_back(leaf.grad());
-        return results;
-      };
-      auto fused = run(ops::geometricAttention);
-      auto reference = run(ops::geometricAttentionReference);
-      for (size_t i = 0; i < fused.size(); ++i)
-        EXPECT_TRUE(at::allclose(fused[i], reference[i], tol, tol))
-            << (i == 0 ? "output"
-                       : "gradient of input " + std::to_string(i - 1))
-            << ": max difference "
-            << (fused[i] - reference[i]).abs().max().item<double>();
+      expectSameResults(geometricWithGradients(ops::geometricAttention, in,
+                                               mask, dtype, normalize),
+                        geometricWithGradients(ops::geometricAttentionReference,
+                                               in, mask, dtype, normalize),
+                        tol);
     }
   }
+}
+
+// Large logits make most weights products of many small (1 - P): the fused
+// kernel flushes the denormal ones to zero while it runs (x86's FTZ/DAZ),
+// which must neither move its results off the double reference nor leave
+// the thread's floating-point mode changed.
+TEST(AttentionOps, GeometricAttentionFlushesDenormalsOnlyWhileItRuns) {
+  const int64_t s = 64;
+  Inputs in = {uniformDoubles({1, 2, s, 8}, 2, 4, 30),
+               uniformDoubles({1, 2, s, 8}, 2, 4, 31),
+               uniformDoubles({1, 2, s, 8}, -1, 1, 32),
+               uniformDoubles({1, 2, s}, -1, 1, 33),
+               uniformDoubles({1, 2, s}, -1, 1, 34),
+               uniformDoubles({}, 0.5, 1, 35),
+               uniformDoubles({}, -0.5, 0.5, 36)};
+  const auto mask = at::ones({1, s}, kDouble);
+  const auto weights = naiveGeometricAttention(
+      {in[0], in[1], at::eye(s, kDouble).expand({1, 2, s, s}), in[3], in[4],
+       in[5], in[6]},
+      mask, false);
+  ASSERT_GT(((weights > 0) & (weights < 1.2e-38)).sum().item<int64_t>(), 0)
+      << "the inputs must give denormal float weights";
+#if defined(__SSE2__)
+  // The control bits; the low six are sticky exception flags.
+  const unsigned modeBits = ~0x3Fu, mode = _mm_getcsr() & modeBits;
+#endif
+  auto fused = geometricWithGradients(ops::geometricAttention, in, mask,
+                                      torch::kFloat, false);
+  auto reference = geometricWithGradients(ops::geometricAttentionReference, in,
+                                          mask, torch::kDouble, false);
+#if defined(__SSE2__)
+  EXPECT_EQ(_mm_getcsr() & modeBits, mode);
+#endif
+  expectSameResults(fused, reference, 1e-3);
 }
 
 TEST(AttentionOps, MaskedAttentionMatchesSoftmaxOverOpenKeys) {

@@ -117,3 +117,43 @@ TEST_F(JitProduct, LeavesOtherProductsToTheCaller) {
   torch::NoGradGuard noGrad;
   EXPECT_TRUE(ops::jitProduct(x, w).defined());
 }
+
+// Attention's per-head products: x·y, xᵀ·y (x a transposed view, no copy)
+// and x·yᵀ (y copied), against double, on odd sizes and NDR's.
+TEST_F(JitProduct, MultipliesBatchesOfMatrices) {
+  for (auto [s, d] : {std::pair<int64_t, int64_t>{112, 32}, {33, 8}, {5, 3}}) {
+    const torch::Tensor q = random({2, 3, s, d}, 20 + s);
+    const torch::Tensor k = random({2, 3, s, d}, 21 + s);
+    const torch::Tensor a = random({2, 3, s, s}, 22 + s);
+    auto expectProduct = [](const torch::Tensor &x, const torch::Tensor &y) {
+      torch::Tensor jit = ops::jitBatchedProduct(x, y);
+      ASSERT_TRUE(jit.defined()) << "x " << x.sizes() << " y " << y.sizes();
+      torch::Tensor reference =
+          at::matmul(x.to(at::kDouble), y.to(at::kDouble));
+      EXPECT_EQ(jit.sizes(), reference.sizes());
+      EXPECT_TRUE(at::allclose(jit.to(at::kDouble), reference, 0,
+                               1e-5 * std::sqrt(double(x.size(-1)))))
+          << "x " << x.sizes() << " y " << y.sizes();
+    };
+    expectProduct(q, k.transpose(-1, -2)); // scores q·kᵀ
+    expectProduct(a, k);                   // weights·v
+    expectProduct(a.transpose(-1, -2), q); // dv = Aᵀ·dOut
+    expectProduct(random({4, s, d}, 23), random({4, d, s}, 24));
+  }
+}
+
+TEST_F(JitProduct, LeavesOtherBatchesToTheCaller) {
+  const torch::Tensor x = random({2, 4, 3}, 25), y = random({2, 3, 5}, 26);
+  EXPECT_TRUE(ops::jitBatchedProduct(x, y).defined());
+  EXPECT_FALSE(
+      ops::jitBatchedProduct(x.to(at::kDouble), y.to(at::kDouble)).defined());
+  // Batches that differ (at::matmul would broadcast them), 2-D operands.
+  EXPECT_FALSE(ops::jitBatchedProduct(x, y.narrow(0, 0, 1)).defined());
+  EXPECT_FALSE(ops::jitBatchedProduct(x[0], y[0]).defined());
+  // An x that is neither contiguous nor a transposed contiguous matrix.
+  EXPECT_FALSE(
+      ops::jitBatchedProduct(random({2, 8, 3}, 27).slice(1, 0, 8, 2), y)
+          .defined());
+  const torch::Tensor recorded = y.clone().requires_grad_(true);
+  EXPECT_FALSE(ops::jitBatchedProduct(x, recorded).defined());
+}

@@ -28,6 +28,19 @@ inline constexpr char kJitProductEvent[] = "rvnn::jit_product";
 torch::Tensor jitProduct(const torch::Tensor &x, const torch::Tensor &b,
                          const torch::Tensor &bias = {});
 
+/// The RecordFunction name of a jitBatchedProduct call; its inputs are `x`
+/// and `y`.
+inline constexpr char kJitBatchedProductEvent[] = "rvnn::jit_batched_product";
+
+/// `x · y` for float batches of matrices on the CPU, by jitProduct's
+/// kernels, one matrix after another: `x` `[B..., M, K]` contiguous or the
+/// transposed view of a contiguous `[B..., K, M]`, `y` `[B..., K, N]` with
+/// the same batch sizes (a `y` that is not contiguous is copied first).
+/// Suits attention's per-head products, `[S, 32] · [32, S]` and the like,
+/// which the BLAS multiplies at a fraction of the kernels' rate. Undefined
+/// where jitProduct's would be, and for broadcast batches or other strides.
+torch::Tensor jitBatchedProduct(const torch::Tensor &x, const torch::Tensor &y);
+
 /// The instruction set of jitProduct's kernels ("skx", "cpx": AVX-512);
 /// empty when it multiplies nothing (no LIBXSMM in the build, or a CPU or
 /// LIBXSMM_TARGET without AVX-512).
