@@ -33,17 +33,42 @@ constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 /// F.normalize's floor on the row sum.
 constexpr double kNormFloor = 1e-12;
 
-/// The keys closer to i than key j are lo < k <= hi (see the reference).
-struct Closer {
-  int64_t lo, hi;
-};
+/// The keys closer to query i than key j are lo < k <= hi (see the
+/// reference), so a row reads its prefix sums at hi + 1 and lo + 1. Calls
+/// `visit(j, hi + 1, lo + 1)` for every key j of a row of `length`, in runs
+/// whose indices are affine in j, so that the loops vectorise: j < i reads
+/// hi + 1 = min(2i - j + 1, length), lo + 1 = j + 1; j > i reads
+/// hi + 1 = j, lo + 1 = max(2i - j + 1, 0); j = i has lo = hi = i.
+template <typename Visit>
+inline void forEachKey(int64_t i, int64_t length, const Visit &visit) {
+  const int64_t mirrorFrom = std::max<int64_t>(0, 2 * i - length + 1);
+  for (int64_t j = 0; j < mirrorFrom; ++j)
+    visit(j, length, j + 1);
+  for (int64_t j = mirrorFrom; j < i; ++j)
+    visit(j, 2 * i - j + 1, j + 1);
+  visit(i, i + 1, i + 1);
+  const int64_t mirrorTo = std::min(2 * i + 1, length - 1);
+  for (int64_t j = i + 1; j <= mirrorTo; ++j)
+    visit(j, j, 2 * i - j + 1);
+  for (int64_t j = mirrorTo + 1; j < length; ++j)
+    visit(j, j, int64_t{0});
+}
 
-inline Closer closer(int64_t i, int64_t j, int64_t length) {
-  if (j < i)
-    return {j, std::min(2 * i - j, length - 1)};
-  if (j > i)
-    return {std::max(2 * i - j, int64_t{-1}), j - 1};
-  return {i, i};
+/// Σ_{j < n} term(j) in double, in eight independent partial sums so that
+/// the loop vectorises (a single running sum would need reassociation).
+template <typename Term> double sumInLanes(int64_t n, const Term &term) {
+  constexpr int64_t kLanes = 8;
+  double lanes[kLanes] = {};
+  int64_t j = 0;
+  for (; j + kLanes <= n; j += kLanes)
+    for (int64_t lane = 0; lane < kLanes; ++lane)
+      lanes[lane] += term(j + lane);
+  double sum = 0;
+  for (; j < n; ++j)
+    sum += term(j);
+  for (double lane : lanes)
+    sum += lane;
+  return sum;
 }
 
 /// One query row: its scalars and where it reads.
@@ -65,10 +90,6 @@ template <typename T> inline T minZero(T x) {
 /// enough that P = 0 (exp(-|l|) = 0 and log P = minZero(l) = -inf).
 template <typename T>
 constexpr T kBlockedLogit = std::numeric_limits<T>::lowest();
-
-template <typename T> inline bool blocked(const Row<T> &r, int64_t j) {
-  return j == r.i || r.keep[j] == 0;
-}
 
 /// Operands as contiguous tensors of one dtype, and the sizes.
 struct Operands {
@@ -174,13 +195,18 @@ Weights weights(const Operands &o) {
     forEachRow<scalar_t>(o, [&](const Row<scalar_t> &r, int64_t row, double *) {
       const scalar_t *qkRow = qk + row * s;
       scalar_t *lRow = l + row * s, *eRow = e + row * s;
-      // The reference's order of additions.
+      // Keys before i take the back bias, keys after it the front bias (the
+      // reference's order of additions); a loop for each side, and the
+      // blocked keys replaced after, so that the loops vectorise.
+      auto side = [&](int64_t begin, int64_t end, scalar_t sideBias) {
+        for (int64_t j = begin; j < end; ++j)
+          lRow[j] = (qkRow[j] * r.scale + sideBias) + r.bias;
+      };
+      side(0, r.i, r.back);
+      side(r.i + 1, s, r.front);
+      lRow[r.i] = kBlockedLogit<scalar_t>;
       for (int64_t j = 0; j < s; ++j) {
-        lRow[j] = blocked(r, j)
-                      ? kBlockedLogit<scalar_t>
-                      : ((qkRow[j] * r.scale + (j > r.i ? r.front : 0)) +
-                         (j < r.i ? r.back : 0)) +
-                            r.bias;
+        lRow[j] = r.keep[j] != 0 ? lRow[j] : kBlockedLogit<scalar_t>;
         eRow[j] = -std::abs(lRow[j]);
       }
     });
@@ -194,19 +220,18 @@ Weights weights(const Operands &o) {
     const scalar_t *l = w.logits.data_ptr<scalar_t>();
     const scalar_t *log1p = log1pE.data_ptr<scalar_t>();
     scalar_t *out = w.attention.data_ptr<scalar_t>();
-    forEachRow<scalar_t>(o, [&](const Row<scalar_t> &r, int64_t row,
-                                double *prefix) {
-      const scalar_t *lRow = l + row * s, *log1pRow = log1p + row * s;
-      scalar_t *outRow = out + row * s;
-      prefix[0] = 0;
-      for (int64_t j = 0; j < s; ++j)
-        prefix[j + 1] = prefix[j] + double(minZero(-lRow[j]) - log1pRow[j]);
-      for (int64_t j = 0; j < s; ++j) {
-        const Closer c = closer(r.i, j, s);
-        outRow[j] = (scalar_t(prefix[c.hi + 1]) - scalar_t(prefix[c.lo + 1])) +
-                    (minZero(lRow[j]) - log1pRow[j]);
-      }
-    });
+    forEachRow<scalar_t>(
+        o, [&](const Row<scalar_t> &r, int64_t row, double *prefix) {
+          const scalar_t *lRow = l + row * s, *log1pRow = log1p + row * s;
+          scalar_t *outRow = out + row * s;
+          prefix[0] = 0;
+          for (int64_t j = 0; j < s; ++j)
+            prefix[j + 1] = prefix[j] + double(minZero(-lRow[j]) - log1pRow[j]);
+          forEachKey(r.i, s, [&](int64_t j, int64_t hi, int64_t lo) {
+            outRow[j] = (scalar_t(prefix[hi]) - scalar_t(prefix[lo])) +
+                        (minZero(lRow[j]) - log1pRow[j]);
+          });
+        });
   });
   w.attention.exp_();
   w.sums = at::empty({o.rows()}, w.qk.options().dtype(at::kDouble));
@@ -215,9 +240,8 @@ Weights weights(const Operands &o) {
     double *sums = w.sums.data_ptr<double>();
     forEachRow<scalar_t>(o, [&](const Row<scalar_t> &, int64_t row, double *) {
       scalar_t *aRow = a + row * s;
-      double sum = 0;
-      for (int64_t j = 0; j < s; ++j)
-        sum += aRow[j];
+      const double sum =
+          sumInLanes(s, [&](int64_t j) { return double(aRow[j]); });
       sums[row] = sum;
       if (o.normalize) {
         const scalar_t norm = scalar_t(std::max(sum, kNormFloor));
@@ -253,45 +277,53 @@ LogitGrads logitGrads(const Operands &o, const Weights &w, const Tensor &dA) {
       double *dLogA = scratch, *dPrefix = scratch + s + 1;
       // Back through A / max(ΣA, floor): the weights are normalised.
       const double sum = w.sums.data_ptr<double>()[row];
-      const double norm = std::max(sum, kNormFloor);
-      double dSum = 0;
+      const T norm = T(std::max(sum, kNormFloor));
+      // d log A = dA·A (A unnormalised).
       if (o.normalize) {
+        const double dSum =
+            sum >= kNormFloor
+                ? -sumInLanes(s, [&](int64_t j) { return dARow[j] * a[j]; }) /
+                      std::max(sum, kNormFloor)
+                : 0;
         for (int64_t j = 0; j < s; ++j)
-          dSum += dARow[j] * a[j];
-        dSum = sum >= kNormFloor ? -dSum / norm : 0;
+          dLogA[j] = (dARow[j] / norm + T(dSum)) * (a[j] * norm);
+      } else {
+        for (int64_t j = 0; j < s; ++j)
+          dLogA[j] = dARow[j] * a[j];
       }
-      // d log A = dA·A; it reaches log P directly and log(1 - P_k) through
-      // the prefix sums: d log(1 - P_k) = Σ_{t > k} dPrefix[t].
+      // It reaches log P directly and log(1 - P_k) through the prefix sums:
+      // d log(1 - P_k) = Σ_{t > k} dPrefix[t], left in dPrefix[k + 1].
       std::fill(dPrefix, dPrefix + s + 1, 0.0);
-      for (int64_t j = 0; j < s; ++j) {
-        const T unnormalized = o.normalize ? a[j] * T(norm) : a[j];
-        const T dAj = o.normalize ? dARow[j] / T(norm) + T(dSum) : dARow[j];
-        dLogA[j] = dAj * unnormalized;
-        const Closer c = closer(r.i, j, s);
-        dPrefix[c.hi + 1] += dLogA[j];
-        dPrefix[c.lo + 1] -= dLogA[j];
+      forEachKey(r.i, s, [&](int64_t j, int64_t hi, int64_t lo) {
+        dPrefix[hi] += dLogA[j];
+        dPrefix[lo] -= dLogA[j];
+      });
+      double suffix = 0;
+      for (int64_t j = s; j > 0; --j) {
+        suffix += dPrefix[j];
+        dPrefix[j] = T(suffix);
       }
-      // d/dl log σ(l) = σ(-l), d/dl log σ(-l) = -σ(l). Blocked entries have
-      // A = 0 and σ(l) = 0: no gradient.
+      // d/dl log σ(l) = σ(-l), d/dl log σ(-l) = -σ(l), with σ(|l|) =
+      // 1 / (1 + e), σ(-|l|) = e / (1 + e) selected by arithmetic rather
+      // than a branch on the sign (see minZero). Blocked entries have A = 0
+      // and σ(l) = 0: no gradient. dScores holds dLogit until scaled.
       T *dScores = g.dScores.data_ptr<T>() + offset;
-      double suffix = 0, before = 0, after = 0, dScale = 0, dBias = 0;
-      for (int64_t j = s - 1; j >= 0; --j) {
-        suffix += dPrefix[j + 1];
-        // σ(|l|) = 1 / (1 + e), σ(-|l|) = e / (1 + e), selected by
-        // arithmetic rather than a branch on the sign (see minZero).
+      for (int64_t j = 0; j < s; ++j) {
         const T inverse = T(1) / (T(1) + e[j]);
         const T positive = T(l[j] >= 0), negative = T(1) - positive;
         const T sigmoid = inverse * (positive + negative * e[j]);
         const T sigmoidOfMinus = inverse * (positive * e[j] + negative);
-        const T dLogit = T(dLogA[j]) * sigmoidOfMinus - T(suffix) * sigmoid;
-        if (j < r.i)
-          before += dLogit;
-        else if (j > r.i)
-          after += dLogit;
-        dScale += dLogit * qk[j];
-        dBias += dLogit;
-        dScores[j] = dLogit * r.scale;
+        dScores[j] = T(dLogA[j]) * sigmoidOfMinus - T(dPrefix[j + 1]) * sigmoid;
       }
+      const auto dLogit = [&](int64_t j) { return double(dScores[j]); };
+      const double before = sumInLanes(r.i, dLogit);
+      const double after = sumInLanes(
+          s - r.i - 1, [&](int64_t j) { return dLogit(r.i + 1 + j); });
+      const double dScale =
+          sumInLanes(s, [&](int64_t j) { return double(dScores[j] * qk[j]); });
+      const double dBias = sumInLanes(s, dLogit);
+      for (int64_t j = 0; j < s; ++j)
+        dScores[j] *= r.scale;
       g.dBack.data_ptr<T>()[row] = T(before);
       g.dFront.data_ptr<T>()[row] = T(after);
       g.dScaleRows.data_ptr<double>()[row] = dScale;
