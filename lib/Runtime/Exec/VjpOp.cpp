@@ -22,6 +22,7 @@
 #include "rvnn/Runtime/Ops/Recursion.h"
 #include "rvnn/Runtime/Ops/Scan.h"
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <optional>
@@ -301,6 +302,34 @@ void addIntoWindow(Tensor &grad, const SliceSpec &spec, Tensor dy) {
   stridedSlice(grad, spec).add_(dy);
 }
 
+/// A tensor of `source`'s shape with `dy` in the window `spec` takes and
+/// zeros elsewhere. With unit strides it is written once: the window copied
+/// and only the margins around it zeroed (a recursion step's slices leave
+/// out a row or two of their source: zeroing all of it and adding the
+/// window went over it three times).
+Tensor zerosAroundWindow(const Tensor &source, const SliceSpec &spec,
+                         Tensor dy) {
+  auto unit = [](int64_t stride) { return stride == 1; };
+  if (!std::all_of(spec.strides.begin(), spec.strides.end(), unit)) {
+    Tensor grad = at::zeros_like(source, at::MemoryFormat::Contiguous);
+    addIntoWindow(grad, spec, dy);
+    return grad;
+  }
+  Tensor grad = at::empty(source.sizes(), source.options());
+  for (int64_t dim : spec.dropped)
+    dy = dy.unsqueeze(dim);
+  stridedSlice(grad, spec).copy_(dy);
+  // An element lies outside the window iff one of its indices does.
+  for (int64_t d = 0; d < grad.dim(); ++d) {
+    const int64_t end = spec.offsets[d] + spec.sizes[d];
+    if (spec.offsets[d] > 0)
+      grad.narrow(d, 0, spec.offsets[d]).zero_();
+    if (end < grad.size(d))
+      grad.narrow(d, end, grad.size(d) - end).zero_();
+  }
+  return grad;
+}
+
 /// The cotangent of the source of slices from their windows' cotangents
 /// `dys`: added into the gradient the source's collector keeps
 /// (windowGradSum), leaving a deferred zero, or else into a zero tensor of
@@ -308,10 +337,12 @@ void addIntoWindow(Tensor &grad, const SliceSpec &spec, Tensor dy) {
 Tensor windowsGrad(const Tensor &source, const std::vector<SliceSpec> &windows,
                    const std::vector<Tensor> &dys) {
   Tensor collected = windowGradSum(source);
+  if (!collected.defined() && windows.empty())
+    return at::zeros_like(source, at::MemoryFormat::Contiguous);
   Tensor grad = collected.defined()
                     ? collected
-                    : at::zeros_like(source, at::MemoryFormat::Contiguous);
-  for (size_t i = 0; i < windows.size(); ++i)
+                    : zerosAroundWindow(source, windows.front(), dys.at(0));
+  for (size_t i = collected.defined() ? 0 : 1; i < windows.size(); ++i)
     addIntoWindow(grad, windows[i], dys.at(i));
   return collected.defined() ? deferredZero(source) : grad;
 }
