@@ -26,16 +26,16 @@
 #include <vector>
 
 namespace rvnn::runtime {
+
+torch::Tensor transposedProduct(const torch::Tensor &a,
+                                const torch::Tensor &b) {
+  torch::Tensor product = ops::jitProduct(a.t(), b);
+  return product.defined() ? product : a.t().mm(b);
+}
+
 namespace {
 
 using torch::Tensor;
-
-/// aᵀ · b for row blocks a [R, M] and b [R, N]: by the generated kernels
-/// where the build has them (ops::jitProduct), else by the BLAS.
-Tensor transposedProduct(const Tensor &a, const Tensor &b) {
-  Tensor product = ops::jitProduct(a.t(), b);
-  return product.defined() ? product : a.t().mm(b);
-}
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 

@@ -35,6 +35,11 @@ torch::Tensor deferWeightGrad(const torch::Tensor &weight,
 torch::Tensor deferBiasGrad(const torch::Tensor &bias,
                             const torch::Tensor &dyRows);
 
+/// aᵀ · b for row blocks `a` [R, M] and `b` [R, N], a weight gradient's
+/// product: by the generated kernels where the build has them
+/// (ops::jitProduct takes aᵀ as the view it is), else by the BLAS.
+torch::Tensor transposedProduct(const torch::Tensor &a, const torch::Tensor &b);
+
 /// rvnn_exec.shape_witness: zeros in `like`'s shape holding one element.
 /// When `like` comes from collectGrad (on the CPU), the witness is tied to
 /// its collector (windowGradSum).

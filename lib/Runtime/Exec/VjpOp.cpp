@@ -119,8 +119,9 @@ Tensor productGrads(const Tensor &lhs, const Tensor &rhs, const Tensor &dy,
     Tensor dyRows = asRows(dy);
     Tensor deferred = deferWeightGrad(rhs, lhsRows, dyRows, transposed);
     grads[Gemm::operand::rhs] = deferred.defined() ? deferred
-                                : transposed       ? dyRows.t().mm(lhsRows)
-                                                   : lhsRows.t().mm(dyRows);
+                                : transposed
+                                    ? transposedProduct(dyRows, lhsRows)
+                                    : transposedProduct(lhsRows, dyRows);
     return deferred.defined() ? dyRows : Tensor();
   } else {
     grads[Gemm::operand::rhs] =
