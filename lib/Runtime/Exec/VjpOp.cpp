@@ -337,15 +337,17 @@ Tensor zerosAroundWindow(const Tensor &source, const SliceSpec &spec,
 /// the source's shape.
 Tensor windowsGrad(const Tensor &source, const std::vector<SliceSpec> &windows,
                    const std::vector<Tensor> &dys) {
-  Tensor collected = windowGradSum(source);
-  if (!collected.defined() && windows.empty())
+  if (Tensor collected = windowGradSum(source); collected.defined()) {
+    for (size_t i = 0; i < windows.size(); ++i)
+      addIntoWindow(collected, windows[i], dys.at(i));
+    return deferredZero(source);
+  }
+  if (windows.empty())
     return at::zeros_like(source, at::MemoryFormat::Contiguous);
-  Tensor grad = collected.defined()
-                    ? collected
-                    : zerosAroundWindow(source, windows.front(), dys.at(0));
-  for (size_t i = collected.defined() ? 0 : 1; i < windows.size(); ++i)
+  Tensor grad = zerosAroundWindow(source, windows.front(), dys.at(0));
+  for (size_t i = 1; i < windows.size(); ++i)
     addIntoWindow(grad, windows[i], dys.at(i));
-  return collected.defined() ? deferredZero(source) : grad;
+  return grad;
 }
 
 /// The slice's cotangent lands in its window of the source's cotangent; the
