@@ -12,6 +12,9 @@
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define RVNN_TARGET_AVX2 __attribute__((target("avx2")))
 #define RVNN_ALWAYS_INLINE inline __attribute__((always_inline))
+/// For a lambda that an AVX2 function runs: `[&](int i) RVNN_INLINED {...}`
+/// (the lambda would otherwise be a baseline function of its own).
+#define RVNN_INLINED __attribute__((always_inline))
 
 namespace rvnn::runtime {
 /// Whether this CPU runs AVX2 code.
@@ -23,6 +26,7 @@ inline bool cpuRunsAvx2() {
 #else
 #define RVNN_TARGET_AVX2
 #define RVNN_ALWAYS_INLINE inline
+#define RVNN_INLINED
 
 namespace rvnn::runtime {
 inline bool cpuRunsAvx2() { return false; }
