@@ -26,7 +26,8 @@
 # times of all rounds are pooled. Prints medians, the
 # ratios generated/eager, reference/eager and generated/reference of both
 # trios, recompute's time and memory growth against eager's, and the profile of the no-dropout rvnn runs (dispatches per
-# recursion step, backward autograd nodes, GEMM floor), and writes
+# recursion step, backward autograd nodes, GEMM floor and replay, each also
+# against eager's step), and writes
 # bench/results/<date>-cpu.json (OUT=... to change).
 #
 # Every measured process runs under bench/memcap.py, which kills it when its
@@ -462,6 +463,14 @@ for model in models:
                 abs(row[i]["first_loss"] - b) <= 1e-4 * max(abs(b), 1e-12)
                 for i in others)
         g, r = row["rvnn-nodrop"], row["rvnn-ref-nodrop"]
+        e = row["eager-nodrop"]
+
+        def over_eager(key):
+            # The g/e of a step that were nothing but its GEMMs: at or above
+            # the target, no compilation of the rest can meet it.
+            if not (usable(g) and usable(e) and g.get(key)):
+                return None
+            return g[key] / e["median_ms"]
         row["profile_nodrop"] = {
             "recursion_steps": profile(g, "recursion_steps"),
             "dispatches_per_step_generated": profile(g, "forward_dispatches_per_step"),
@@ -472,6 +481,8 @@ for model in models:
             "gemm_floor_fraction": g.get("gemm_floor_fraction") if usable(g) else None,
             "gemm_replay_ms": g.get("gemm_replay_ms") if usable(g) else None,
             "gemm_replay_fraction": g.get("gemm_replay_fraction") if usable(g) else None,
+            "gemm_floor_over_eager": over_eager("gemm_floor_ms"),
+            "gemm_replay_over_eager": over_eager("gemm_replay_ms"),
             "sgemm_gflops": g.get("sgemm_gflops") if usable(g) else None}
         rows.append(row)
 
@@ -512,11 +523,13 @@ for model in models:
               + f" {mem:>8}")
     print("  profile of the no-dropout runs (--profile): forward dispatches "
           "per recursion step, backward autograd nodes, generated run's "
-          "forward/backward/optimiser medians, GEMM floor and GEMM replay")
+          "forward/backward/optimiser medians, GEMM floor and GEMM replay "
+          "(fraction: of the step; /e: of eager's no-dropout step, the g/e "
+          "left if all but the GEMMs took no time)")
     print(f"{'lengths':>9} {'batch':>5} | {'rec':>4} | {'disp/step g':>11} "
           f"{'r':>5} | {'bwd nodes g':>11} {'r':>6} | {'fwd/bwd/opt ms g':>22} | "
           f"{'floor ms':>8} {'fraction':>8} {'SGEMM GF/s':>10} | "
-          f"{'replay ms':>9} {'fraction':>8}")
+          f"{'replay ms':>9} {'fraction':>8} | {'floor/e':>7} {'replay/e':>8}")
     for row in rows:
         p, g = row["profile_nodrop"], row["rvnn-nodrop"]
         split = ("/".join(fmt_num(g.get(k), ".1f") for k in (
@@ -532,7 +545,9 @@ for model in models:
               f"{fmt_num(p['gemm_floor_fraction'], '.3f'):>8} "
               f"{fmt_num(p['sgemm_gflops'], '.1f'):>10} | "
               f"{fmt_num(p['gemm_replay_ms'], '.2f'):>9} "
-              f"{fmt_num(p['gemm_replay_fraction'], '.3f'):>8}")
+              f"{fmt_num(p['gemm_replay_fraction'], '.3f'):>8} | "
+              f"{fmt_num(p['gemm_floor_over_eager'], '.3f'):>7} "
+              f"{fmt_num(p['gemm_replay_over_eager'], '.3f'):>8}")
     skipped = []
     if os.path.exists(f"{work}/{model}/skipped"):
         with open(f"{work}/{model}/skipped") as f:
