@@ -34,6 +34,15 @@ constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 /// F.normalize's floor on the row sum.
 constexpr double kNormFloor = 1e-12;
 
+/// Where the spans of a row's keys change: below `mirrorFrom` a key's mirror
+/// image 2i - j lies past the end, above `mirrorTo` before the start.
+struct KeySpans {
+  KeySpans(int64_t i, int64_t length)
+      : mirrorFrom(std::max<int64_t>(0, 2 * i - length + 1)),
+        mirrorTo(std::min(2 * i + 1, length - 1)) {}
+  int64_t mirrorFrom, mirrorTo;
+};
+
 /// The keys closer to query i than key j are lo < k <= hi (see the
 /// reference), so a row reads its prefix sums at hi + 1 and lo + 1. Calls
 /// `visit(j, hi + 1, lo + 1)` for every key j of a row of `length`, in runs
@@ -43,13 +52,12 @@ constexpr double kNormFloor = 1e-12;
 template <typename Visit>
 RVNN_ALWAYS_INLINE void forEachKey(int64_t i, int64_t length,
                                    const Visit &visit) {
-  const int64_t mirrorFrom = std::max<int64_t>(0, 2 * i - length + 1);
+  const auto [mirrorFrom, mirrorTo] = KeySpans(i, length);
   for (int64_t j = 0; j < mirrorFrom; ++j)
     visit(j, length, j + 1);
   for (int64_t j = mirrorFrom; j < i; ++j)
     visit(j, 2 * i - j + 1, j + 1);
   visit(i, i + 1, i + 1);
-  const int64_t mirrorTo = std::min(2 * i + 1, length - 1);
   for (int64_t j = i + 1; j <= mirrorTo; ++j)
     visit(j, j, 2 * i - j + 1);
   for (int64_t j = mirrorTo + 1; j < length; ++j)
@@ -323,8 +331,7 @@ RVNN_ALWAYS_INLINE void prefixCotangent(int64_t i, int64_t length,
                                         const double *__restrict dLogA,
                                         double *__restrict dPrefix) {
   std::fill(dPrefix, dPrefix + length + 1, 0.0);
-  const int64_t mirrorFrom = std::max<int64_t>(0, 2 * i - length + 1);
-  const int64_t mirrorTo = std::min(2 * i + 1, length - 1);
+  const auto [mirrorFrom, mirrorTo] = KeySpans(i, length);
   // j < mirrorFrom: hi + 1 = length, lo + 1 = j + 1.
   dPrefix[length] = sumInLanes(mirrorFrom, [&](int64_t j) { return dLogA[j]; });
   for (int64_t j = 0; j < mirrorFrom; ++j)
