@@ -8,7 +8,26 @@
 /// always-inline body called from a baseline function and from an
 /// RVNN_TARGET_AVX2 one (function multiversioning's target_clones would do
 /// it, but Clang does not take it on templates). No FMA: the AVX2 build
-/// rounds as the baseline does, bit for bit.
+/// rounds as the baseline does, bit for bit (tests hold the two builds to
+/// that with BaselineBuildsOnly).
+#include <atomic>
+
+namespace rvnn::runtime {
+namespace detail {
+inline std::atomic<bool> baselineBuildsOnly{false};
+} // namespace detail
+
+/// While one lives, useAvx2Builds() is false: a test runs the baseline
+/// builds on a CPU that has AVX2 and compares them with the AVX2 ones.
+class BaselineBuildsOnly {
+public:
+  BaselineBuildsOnly() { detail::baselineBuildsOnly = true; }
+  ~BaselineBuildsOnly() { detail::baselineBuildsOnly = false; }
+  BaselineBuildsOnly(const BaselineBuildsOnly &) = delete;
+  BaselineBuildsOnly &operator=(const BaselineBuildsOnly &) = delete;
+};
+} // namespace rvnn::runtime
+
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
 #define RVNN_TARGET_AVX2 __attribute__((target("avx2")))
 #define RVNN_ALWAYS_INLINE inline __attribute__((always_inline))
@@ -17,10 +36,12 @@
 #define RVNN_INLINED __attribute__((always_inline))
 
 namespace rvnn::runtime {
-/// Whether this CPU runs AVX2 code.
-inline bool cpuRunsAvx2() {
-  static const bool runs = __builtin_cpu_supports("avx2");
-  return runs;
+/// Whether the AVX2 builds run: where the CPU has AVX2, outside a
+/// BaselineBuildsOnly.
+inline bool useAvx2Builds() {
+  static const bool cpuHasAvx2 = __builtin_cpu_supports("avx2");
+  return cpuHasAvx2 &&
+         !detail::baselineBuildsOnly.load(std::memory_order_relaxed);
 }
 } // namespace rvnn::runtime
 #else
@@ -29,7 +50,7 @@ inline bool cpuRunsAvx2() {
 #define RVNN_INLINED
 
 namespace rvnn::runtime {
-inline bool cpuRunsAvx2() { return false; }
+inline bool useAvx2Builds() { return false; }
 } // namespace rvnn::runtime
 #endif
 

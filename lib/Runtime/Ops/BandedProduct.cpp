@@ -62,8 +62,8 @@ void bandRowBaseline(T *y, const T *base, const T *a, const T *x,
 template <typename T>
 void bandRow(T *y, const T *base, const T *a, const T *x, int64_t stride,
              int64_t lo, int64_t hi, int64_t n) {
-  (cpuRunsAvx2() ? bandRowAvx2<T> : bandRowBaseline<T>)(y, base, a, x, stride,
-                                                        lo, hi, n);
+  (useAvx2Builds() ? bandRowAvx2<T> : bandRowBaseline<T>)(y, base, a, x, stride,
+                                                          lo, hi, n);
 }
 
 /// y += a·x over n elements.
@@ -163,7 +163,7 @@ void backwardBaseline(const Banded<T> &p, int64_t b, const T *dy, T *dlhs,
 
 template <typename T>
 void backward(const Banded<T> &p, const T *dy, T *dlhs, T *drhs) {
-  auto entry = cpuRunsAvx2() ? backwardAvx2<T> : backwardBaseline<T>;
+  auto entry = useAvx2Builds() ? backwardAvx2<T> : backwardBaseline<T>;
   at::parallel_for(0, p.batch, 1, [&](int64_t begin, int64_t end) {
     for (int64_t b = begin; b < end; ++b)
       entry(p, b, dy, dlhs, drhs);

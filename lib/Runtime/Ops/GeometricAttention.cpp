@@ -218,7 +218,7 @@ void forEachRow(const Operands &o, const Body &body) {
   at::parallel_for(0, o.rows(), 16, [&](int64_t begin, int64_t end) {
     const FlushDenormalsScope flush;
     std::vector<double> scratch(2 * (o.length + 1));
-    if (cpuRunsAvx2())
+    if (useAvx2Builds())
       rowRangeAvx2(rows, body, begin, end, scratch.data());
     else
       rowRange(rows, body, begin, end, scratch.data());

@@ -35,7 +35,8 @@ RVNN_TARGET_AVX2 double sumOfSquaresAvx2(const T *data, int64_t n) {
 }
 
 template <typename T> double sumOfSquares(const T *data, int64_t n) {
-  return cpuRunsAvx2() ? sumOfSquaresAvx2(data, n) : sumOfSquaresBody(data, n);
+  return useAvx2Builds() ? sumOfSquaresAvx2(data, n)
+                         : sumOfSquaresBody(data, n);
 }
 
 /// The squared 2-norm of a CPU gradient, accumulated in double whatever its

@@ -79,7 +79,7 @@ RVNN_TARGET_AVX2 void radamLoopAvx2(T *param, const T *grad, T *avg, T *avgSq,
 template <typename T, bool Decay, bool Rectified>
 void radamLoop(T *param, const T *grad, T *avg, T *avgSq, int64_t n,
                const RAdamStepScalars &s) {
-  if (cpuRunsAvx2())
+  if (useAvx2Builds())
     radamLoopAvx2<T, Decay, Rectified>(param, grad, avg, avgSq, n, s);
   else
     radamLoopBody<T, Decay, Rectified>(param, grad, avg, avgSq, n, s);
