@@ -347,18 +347,20 @@ rvnn_exec.func @masked_softmax(%a: tensor<?x5xf32>, %m: tensor<?x5xf32>) -> (ten
 // -----
 
 // A gate's [N, 1] g is a broadcast operand: the kernel reads it at (row, 0).
-// Its cotangent sums over the broadcast dim: a second generic, reducing the
-// last dim into the zeroed [N, 1] destination, after the full inputs'.
+// Its cotangent sums over the broadcast dim after the full inputs': a row
+// fold in lanes (the row split into [1, 8]), the sum of the lanes, then the
+// rows' sums written into the [N, 1] destination.
 // CHECK-DAG: #[[FULL:.*]] = affine_map<(d0, d1) -> (d0, d1)>
 // CHECK-DAG: #[[BCAST:.*]] = affine_map<(d0, d1) -> (d0, 0)>
 // CHECK-LABEL: func.func @gate_k0(
 // CHECK-SAME: %[[G:[^:]*]]: tensor<?x1xf32>, %[[X:[^:]*]]: tensor<?x8xf32>, %[[OUT:[^:]*]]: tensor<?x8xf32>) -> tensor<?x8xf32>
 // CHECK-NEXT: linalg.generic {indexing_maps = [#[[BCAST]], #[[FULL]], #[[FULL]]], iterator_types = ["parallel", "parallel"]} ins(%[[G]], %[[X]] : tensor<?x1xf32>, tensor<?x8xf32>) outs(%[[OUT]] : tensor<?x8xf32>)
 // CHECK-LABEL: func.func @gate_k0_grad(
-// CHECK-SAME: %[[DY:[^:]*]]: tensor<?x8xf32>, %[[DG:[^:]*]]: tensor<?x1xf32>, %[[DX:[^:]*]]: tensor<?x8xf32>) -> (tensor<?x1xf32>, tensor<?x8xf32>)
+// CHECK-SAME: %[[G:[^:]*]]: tensor<?x1xf32>, %{{[^:]*}}: tensor<?x8xf32>, %[[DY:[^:]*]]: tensor<?x8xf32>, %[[DG:[^:]*]]: tensor<?x1xf32>, %[[DX:[^:]*]]: tensor<?x8xf32>) -> (tensor<?x1xf32>, tensor<?x8xf32>)
 // CHECK-NEXT: %[[GX:.*]] = linalg.generic {indexing_maps = [#[[BCAST]], #[[FULL]], #[[FULL]], #[[FULL]]], iterator_types = ["parallel", "parallel"]} {{.*}} outs(%[[DX]] : tensor<?x8xf32>)
-// CHECK: %[[ZERO:.*]] = linalg.fill {{.*}} outs(%[[DG]] : tensor<?x1xf32>)
-// CHECK: %[[GG:.*]] = linalg.generic {indexing_maps = [#[[BCAST]], #[[FULL]], #[[FULL]], #[[BCAST]]], iterator_types = ["parallel", "reduction"]} {{.*}} outs(%[[ZERO]] : tensor<?x1xf32>)
+// CHECK: %[[LANES:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction", "parallel"]} ins(%[[G]], %{{.*}}, %{{.*}} : tensor<?x1xf32>, tensor<?x1x8xf32>, tensor<?x1x8xf32>) outs(%{{.*}} : tensor<?x8xf32>)
+// CHECK: %[[SUMS:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%[[LANES]] : tensor<?x8xf32>) outs(%{{.*}} : tensor<?xf32>)
+// CHECK: %[[GG:.*]] = linalg.generic {{.*}} iterator_types = ["parallel"]} ins(%[[SUMS]] : tensor<?xf32>) outs(%[[DG]] : tensor<?x1xf32>)
 // CHECK: return %[[GG]], %[[GX]]
 rvnn_exec.func @gate(%g: tensor<?x1xf32>, %a: tensor<?x8xf32>) -> tensor<?x8xf32> {
   %r = rvnn_exec.dispatch "gate_k0" (%g, %a) : (tensor<?x1xf32>, tensor<?x8xf32>) -> tensor<?x8xf32> {

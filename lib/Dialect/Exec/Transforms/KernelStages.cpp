@@ -213,18 +213,48 @@ Stages::broadcastCotangents(ArrayRef<unsigned> positions, ValueRange extra,
       reads.push_back(grads[shared->second]);
       readMaps.push_back(full());
     }
-    cotangents.push_back(generic(
-        reads, readMaps, zeros(dxs[position]), map, kinds,
-        [&](OpBuilder &gb, Location loc, ValueRange elements) {
-          Value d = summed
-                        ? elements.drop_back().back()
-                        : adjoints(gb, loc, elements.drop_back(), position)[0];
-          gb.create<linalg::YieldOp>(
-              loc,
-              gb.create<arith::AddFOp>(loc, elements.back(), d).getResult());
-        })[0]);
+    // The element's adjoint, given the generic's element scalars (the
+    // dispatch's inputs, then `reads`).
+    auto adjoint = [&](OpBuilder &gb, Location loc, ValueRange elements) {
+      ValueRange read = elements.take_front(inputs.size() + reads.size());
+      return summed ? read.back() : adjoints(gb, loc, read, position)[0];
+    };
+    if (kinds.back() == Iterator::reduction &&
+        llvm::count(kinds, Iterator::reduction) == 1) {
+      // One value per row (a gate's g): a row fold, so that it vectorises.
+      cotangents.push_back(writeRows(
+          rowSums(reads, readMaps, 1,
+                  [&](OpBuilder &gb, Location loc, ValueRange elements) {
+                    return SmallVector<Value>{adjoint(gb, loc, elements)};
+                  })[0],
+          dxs[position], map));
+      continue;
+    }
+    cotangents.push_back(
+        generic(reads, readMaps, zeros(dxs[position]), map, kinds,
+                [&](OpBuilder &gb, Location loc, ValueRange elements) {
+                  gb.create<linalg::YieldOp>(
+                      loc, gb.create<arith::AddFOp>(loc, elements.back(),
+                                                    adjoint(gb, loc, elements))
+                               .getResult());
+                })[0]);
   }
   return cotangents;
+}
+
+Value Stages::writeRows(Value rowValues, Value destination, AffineMap map) {
+  // `map` reads no last dim: the same results over the row dims alone.
+  AffineMap rowsOnly =
+      AffineMap::get(numDims - 1, 0, map.getResults(), b.getContext());
+  return b
+      .create<linalg::GenericOp>(
+          loc, destination.getType(), rowValues, destination,
+          ArrayRef<AffineMap>{b.getMultiDimIdentityMap(numDims - 1), rowsOnly},
+          SmallVector<Iterator>(numDims - 1, Iterator::parallel),
+          [](OpBuilder &gb, Location loc, ValueRange elements) {
+            gb.create<linalg::YieldOp>(loc, elements[0]);
+          })
+      .getResult(0);
 }
 
 void Stages::inputCotangents(ValueRange extra, ArrayRef<AffineMap> extraMaps,

@@ -130,7 +130,9 @@ public:
   /// into `dxs[position]`): for each, a generic over the full space that
   /// sums over its broadcast dims the cotangent in `grads` of the full input
   /// it shares its adjoint with (KernelSignature::adjointOfFullInput), or
-  /// else `adjoints`' value for it, reading the inputs and `extra`.
+  /// else `adjoints`' value for it, reading the inputs and `extra`; a row
+  /// fold (rowSums) where that sum is over the last dim alone (a gate's `g`,
+  /// one value per row).
   SmallVector<Value> broadcastCotangents(ArrayRef<unsigned> positions,
                                          ValueRange extra,
                                          ArrayRef<AffineMap> extraMaps,
@@ -153,6 +155,9 @@ public:
 
 private:
   Value empty(ArrayRef<int64_t> shape);
+  /// `rowValues` (one per row) written into `destination`, which the full
+  /// space reads through `map`, a map that reads no last dim.
+  Value writeRows(Value rowValues, Value destination, AffineMap map);
   /// generic(); with `splitRows`, over (rows..., k, l) instead, every
   /// operand read along the last dim expanded to [..., D / kLanes, kLanes].
   SmallVector<Value> genericOver(bool splitRows, ValueRange extra,
