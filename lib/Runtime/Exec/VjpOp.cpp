@@ -25,6 +25,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <numeric>
 #include <optional>
 #include <tuple>
 
@@ -331,6 +332,54 @@ Tensor zerosAroundWindow(const Tensor &source, const SliceSpec &spec,
   return grad;
 }
 
+/// When `windows` tile `source` along one dim (each spans the source in
+/// every other dim, unit strides, and together they cover that dim once, in
+/// any order): their cotangents concatenated, written once, instead of
+/// zeros around the first window and adds of the others (a GRC cell's four
+/// gates where the rows are dynamic, so the compiler cannot fold the slices
+/// into a concat). Otherwise nullopt.
+std::optional<Tensor> concatOfTiling(const Tensor &source,
+                                     const std::vector<SliceSpec> &windows,
+                                     const std::vector<Tensor> &dys) {
+  std::optional<int64_t> along;
+  for (const SliceSpec &window : windows)
+    for (int64_t d = 0; d < source.dim(); ++d) {
+      if (window.strides[d] != 1)
+        return std::nullopt;
+      const bool spans =
+          window.offsets[d] == 0 && window.sizes[d] == source.size(d);
+      if (spans)
+        continue;
+      if (along && *along != d)
+        return std::nullopt;
+      along = d;
+    }
+  if (!along) {
+    if (windows.size() != 1 || source.dim() == 0)
+      return std::nullopt;
+    along = 0;
+  }
+  std::vector<size_t> order(windows.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return windows[a].offsets[*along] < windows[b].offsets[*along];
+  });
+  std::vector<Tensor> parts;
+  int64_t covered = 0;
+  for (size_t i : order) {
+    if (windows[i].offsets[*along] != covered)
+      return std::nullopt;
+    covered += windows[i].sizes[*along];
+    Tensor dy = dys.at(i);
+    for (int64_t dim : windows[i].dropped)
+      dy = dy.unsqueeze(dim);
+    parts.push_back(dy);
+  }
+  if (covered != source.size(*along))
+    return std::nullopt;
+  return at::cat(parts, *along);
+}
+
 /// The cotangent of the source of slices from their windows' cotangents
 /// `dys`: added into the gradient the source's collector keeps
 /// (windowGradSum), leaving a deferred zero, or else into a zero tensor of
@@ -344,6 +393,8 @@ Tensor windowsGrad(const Tensor &source, const std::vector<SliceSpec> &windows,
   }
   if (windows.empty())
     return at::zeros_like(source, at::MemoryFormat::Contiguous);
+  if (std::optional<Tensor> tiled = concatOfTiling(source, windows, dys))
+    return *tiled;
   Tensor grad = zerosAroundWindow(source, windows.front(), dys.at(0));
   for (size_t i = 1; i < windows.size(); ++i)
     addIntoWindow(grad, windows[i], dys.at(i));

@@ -623,13 +623,16 @@ TEST(Vjp, SlicesOfOneValueMatchAutograd) {
   EXPECT_TRUE(torch::allclose(grads[1], expected, 1e-12, 1e-12));
 }
 
-// The slices rule on windows along one dim: tilings, overlaps in either
-// order, uncovered ends, a gap, an empty window and a dropped dim, against
-// explicit sums and autograd.
+// The slices rule on windows along one dim: tilings in and out of order,
+// overlaps in either order, uncovered ends, a gap, an empty window and
+// dropped dims (rows that tile, and rows that do not), against explicit sums
+// and autograd.
 TEST(Vjp, RangeWindowsMatchAutograd) {
   using Ranges = std::vector<std::pair<int64_t, int64_t>>;
   const std::vector<Ranges> cases = {
-      {{0, 4}, {4, 7}, {7, 10}}, // a tiling: nothing zeroed
+      {{0, 4}, {4, 7}, {7, 10}}, // a tiling: one concatenation
+      {{7, 10}, {0, 4}, {4, 7}}, // a tiling out of order
+      {{0, 4}, {3, 7}, {7, 10}}, // not one: an overlap
       {{0, 9}, {1, 10}},         // EBT-GRC's left and right children
       {{2, 6}, {1, 5}, {5, 8}},  // growing left then right, ends uncovered
       {{0, 3}, {5, 8}},          // a gap: zeros, then adds
@@ -649,6 +652,22 @@ TEST(Vjp, RangeWindowsMatchAutograd) {
     std::vector<Tensor> grads = slicesVjpGrads(windows, {3, 10}, inputs);
     EXPECT_TRUE(torch::allclose(grads[0], expected, 1e-12, 1e-12))
         << "windows starting at " << ranges[0].first;
+    EXPECT_TRUE(torch::allclose(grads[1], expected, 1e-12, 1e-12));
+  }
+  // Rows tiling x: x[2], x[0] (row dim dropped) and x[1:2].
+  {
+    std::vector<RuntimeValue> inputs = {
+        uniformDoubles({3, 4}, -1, 1, 63), int64_t{0},
+        uniformDoubles({4}, -1, 1, 64), uniformDoubles({4}, -1, 1, 65),
+        uniformDoubles({1, 4}, -1, 1, 66)};
+    std::vector<Tensor> grads = slicesVjpGrads(
+        {staticWindow({2, 0}, {1, 4}, {0}), staticWindow({0, 0}, {1, 4}, {0}),
+         staticWindow({1, 0}, {1, 4})},
+        {3, 4}, inputs);
+    Tensor expected = torch::stack({std::get<Tensor>(inputs[3]),
+                                    std::get<Tensor>(inputs[4])[0],
+                                    std::get<Tensor>(inputs[2])});
+    EXPECT_TRUE(torch::allclose(grads[0], expected, 1e-12, 1e-12));
     EXPECT_TRUE(torch::allclose(grads[1], expected, 1e-12, 1e-12));
   }
   // Rows: x[1] (row dim dropped) and x[0:2]; row 2 is zero.
