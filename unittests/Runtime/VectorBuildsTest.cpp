@@ -29,6 +29,9 @@ void expectBuildsAgree(const std::function<Results()> &compute) {
   Results baseline;
   {
     const BaselineBuildsOnly only;
+    {
+      const BaselineBuildsOnly nested; // guards nest
+    }
     ASSERT_FALSE(useAvx2Builds());
     baseline = compute();
   }

@@ -14,15 +14,16 @@
 
 namespace rvnn::runtime {
 namespace detail {
-inline std::atomic<bool> baselineBuildsOnly{false};
+/// How many BaselineBuildsOnly are alive.
+inline std::atomic<int> baselineBuildsOnly{0};
 } // namespace detail
 
 /// While one lives, useAvx2Builds() is false: a test runs the baseline
 /// builds on a CPU that has AVX2 and compares them with the AVX2 ones.
 class BaselineBuildsOnly {
 public:
-  BaselineBuildsOnly() { detail::baselineBuildsOnly = true; }
-  ~BaselineBuildsOnly() { detail::baselineBuildsOnly = false; }
+  BaselineBuildsOnly() { ++detail::baselineBuildsOnly; }
+  ~BaselineBuildsOnly() { --detail::baselineBuildsOnly; }
   BaselineBuildsOnly(const BaselineBuildsOnly &) = delete;
   BaselineBuildsOnly &operator=(const BaselineBuildsOnly &) = delete;
 };
@@ -41,7 +42,7 @@ namespace rvnn::runtime {
 inline bool useAvx2Builds() {
   static const bool cpuHasAvx2 = __builtin_cpu_supports("avx2");
   return cpuHasAvx2 &&
-         !detail::baselineBuildsOnly.load(std::memory_order_relaxed);
+         detail::baselineBuildsOnly.load(std::memory_order_relaxed) == 0;
 }
 } // namespace rvnn::runtime
 #else
