@@ -1,5 +1,6 @@
 #include "rvnn/Runtime/Executor.h"
 #include "Handlers.h"
+#include "rvnn/Runtime/Ops/JitProduct.h"
 
 #include <chrono>
 #include <sstream>
@@ -248,7 +249,7 @@ torch::Tensor Executor::transposedInvariant(const torch::Tensor &matrix) {
       continue;
     torch::Tensor &transposed = found->second.transposed;
     if (!transposed.defined())
-      transposed = matrix.t().contiguous();
+      transposed = ops::transposedCopy(matrix);
     return transposed;
   }
   return {};

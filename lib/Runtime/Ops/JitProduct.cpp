@@ -246,6 +246,20 @@ torch::Tensor jitBatchedProduct(const torch::Tensor &x,
   return out;
 }
 
+torch::Tensor transposedCopy(const torch::Tensor &matrix) {
+  if (matrix.dim() != 2 || !cpuFloat(matrix) || !matrix.is_contiguous() ||
+      matrix.numel() == 0 || !fitsInt(matrix.size(0)) ||
+      !fitsInt(matrix.size(1)))
+    return matrix.t().contiguous();
+  const int64_t r = matrix.size(0), c = matrix.size(1);
+  torch::Tensor out = at::empty({c, r}, matrix.options());
+  // Row-major [r, c] is column-major [c, r]; the copy, column-major [r, c],
+  // is the row-major transpose.
+  libxsmm_otrans(out.data_ptr<float>(), matrix.data_ptr<float>(), sizeof(float),
+                 c, r, c, r);
+  return out;
+}
+
 std::string jitProductKernels() {
   return useKernels() ? libxsmm_get_target_arch() : std::string();
 }
@@ -259,6 +273,10 @@ torch::Tensor jitProduct(const torch::Tensor &, const torch::Tensor &,
 
 torch::Tensor jitBatchedProduct(const torch::Tensor &, const torch::Tensor &) {
   return {};
+}
+
+torch::Tensor transposedCopy(const torch::Tensor &matrix) {
+  return matrix.t().contiguous();
 }
 
 std::string jitProductKernels() { return {}; }

@@ -157,3 +157,18 @@ TEST_F(JitProduct, LeavesOtherBatchesToTheCaller) {
   const torch::Tensor recorded = y.clone().requires_grad_(true);
   EXPECT_FALSE(ops::jitBatchedProduct(x, recorded).defined());
 }
+
+// Whether or not LIBXSMM is in the build: the same elements as ATen's copy,
+// contiguous, for float (LIBXSMM's transposition) and the rest (ATen's).
+TEST(TransposedCopy, MatchesAtenForEveryShapeAndLayout) {
+  for (std::vector<int64_t> shape :
+       {std::vector<int64_t>{512, 256}, {3, 7}, {1, 9}, {9, 1}, {0, 4}})
+    for (auto dtype : {at::kFloat, at::kDouble}) {
+      const torch::Tensor matrix = random(shape, 31).to(dtype);
+      for (const torch::Tensor &m : {matrix, matrix.t()}) {
+        const torch::Tensor copy = ops::transposedCopy(m);
+        EXPECT_TRUE(copy.is_contiguous());
+        EXPECT_TRUE(at::equal(copy, m.t())) << m.sizes() << " " << dtype;
+      }
+    }
+}

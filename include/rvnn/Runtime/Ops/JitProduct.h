@@ -41,6 +41,11 @@ inline constexpr char kJitBatchedProductEvent[] = "rvnn::jit_batched_product";
 /// where jitProduct's would be, and for broadcast batches or other strides.
 torch::Tensor jitBatchedProduct(const torch::Tensor &x, const torch::Tensor &y);
 
+/// `matrix`ᵀ as a contiguous tensor: for a contiguous float CPU matrix by
+/// LIBXSMM's blocked transposition (ATen's strided copy of a [512, 512]
+/// weight took about twice as long), else by ATen.
+torch::Tensor transposedCopy(const torch::Tensor &matrix);
+
 /// The instruction set of jitProduct's kernels ("skx", "cpx": AVX-512);
 /// empty when it multiplies nothing (no LIBXSMM in the build, or a CPU or
 /// LIBXSMM_TARGET without AVX-512).
