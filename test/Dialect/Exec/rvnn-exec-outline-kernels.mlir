@@ -374,6 +374,25 @@ rvnn_exec.func @gate(%g: tensor<?x1xf32>, %a: tensor<?x8xf32>) -> tensor<?x8xf32
 
 // -----
 
+// A rank-1 kernel has no rows to fold: its [1] g's cotangent is one generic
+// reducing the only dim into the zeroed destination.
+// CHECK-LABEL: func.func @gate1_k0_grad(
+// CHECK-SAME: %[[DG:[^:]*]]: tensor<1xf32>, %{{[^:]*}}: tensor<8xf32>) -> (tensor<1xf32>, tensor<8xf32>)
+// CHECK: %[[ZERO:.*]] = linalg.fill {{.*}} outs(%[[DG]] : tensor<1xf32>)
+// CHECK-NEXT: %[[GG:.*]] = linalg.generic {{.*}} iterator_types = ["reduction"]} {{.*}} outs(%[[ZERO]] : tensor<1xf32>)
+// CHECK: return %[[GG]]
+rvnn_exec.func @gate1(%g: tensor<1xf32>, %a: tensor<8xf32>) -> tensor<8xf32> {
+  %r = rvnn_exec.dispatch "gate1_k0" (%g, %a) : (tensor<1xf32>, tensor<8xf32>) -> tensor<8xf32> {
+  ^bb0(%gate: tensor<1xf32>, %x: tensor<8xf32>):
+    %t = rvnn_exec.elementwise <tanh> %x : tensor<8xf32>
+    %m = rvnn_exec.gate %gate, %t, %x : (tensor<1xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
+    rvnn_exec.yield %m : tensor<8xf32>
+  }
+  rvnn_exec.return %r : tensor<8xf32>
+}
+
+// -----
+
 // A bias (rvnn-exec-fuse-linear-epilogue) is a [1, N] broadcast operand read
 // at (0, column), and broadcast_like's ref is read for its shape only. The
 // bias and the input it is added to have one adjoint: the bias's cotangent

@@ -219,7 +219,7 @@ Stages::broadcastCotangents(ArrayRef<unsigned> positions, ValueRange extra,
       ValueRange read = elements.take_front(inputs.size() + reads.size());
       return summed ? read.back() : adjoints(gb, loc, read, position)[0];
     };
-    if (kinds.back() == Iterator::reduction &&
+    if (numDims >= 2 && kinds.back() == Iterator::reduction &&
         llvm::count(kinds, Iterator::reduction) == 1) {
       // One value per row (a gate's g): a row fold, so that it vectorises.
       cotangents.push_back(writeRows(
