@@ -332,9 +332,9 @@ Tensor zerosAroundWindow(const Tensor &source, const SliceSpec &spec,
   return grad;
 }
 
-/// When `windows` tile `source` along one dim (each spans the source in
-/// every other dim, unit strides, and together they cover that dim once, in
-/// any order): their cotangents concatenated, written once, instead of
+/// When two or more `windows` tile `source` along one dim (each spans the
+/// source in every other dim, unit strides, and together they cover that dim
+/// once, in any order): their cotangents concatenated, written once, instead of
 /// zeros around the first window and adds of the others (a GRC cell's four
 /// gates where the rows are dynamic, so the compiler cannot fold the slices
 /// into a concat). Otherwise nullopt.
@@ -354,11 +354,8 @@ std::optional<Tensor> concatOfTiling(const Tensor &source,
         return std::nullopt;
       along = d;
     }
-  if (!along) {
-    if (windows.size() != 1 || source.dim() == 0)
-      return std::nullopt;
-    along = 0;
-  }
+  if (!along || windows.size() < 2)
+    return std::nullopt; // one window: zerosAroundWindow writes it once too
   std::vector<size_t> order(windows.size());
   std::iota(order.begin(), order.end(), size_t{0});
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
