@@ -8,6 +8,7 @@
 #include <iterator>
 #include <set>
 #include <string_view>
+#include <unordered_set>
 
 #include <openssl/evp.h>
 
@@ -170,6 +171,36 @@ PlanOp readOp(const Reader &reader, int64_t &numValues) {
   return op;
 }
 
+/// Adds the values the ops of `regions` (and of the regions in them) read.
+void addNestedReads(const std::vector<PlanRegion> &regions,
+                    std::unordered_set<int64_t> &reads) {
+  for (const PlanRegion &region : regions)
+    for (const PlanOp &op : region.body) {
+      reads.insert(op.operands.begin(), op.operands.end());
+      addNestedReads(op.regions, reads);
+    }
+}
+
+/// Sets PlanOp::lastUses for the ops of `region`, walking it backwards.
+void markLastUses(PlanRegion &region) {
+  std::unordered_set<int64_t> defined, readLater;
+  for (const PlanOp &op : region.body)
+    defined.insert(op.results.begin(), op.results.end());
+  for (auto op = region.body.rbegin(); op != region.body.rend(); ++op) {
+    std::unordered_set<int64_t> nested;
+    addNestedReads(op->regions, nested);
+    op->lastUses.assign(op->operands.size(), false);
+    for (size_t i = 0; i < op->operands.size(); ++i) {
+      const int64_t id = op->operands[i];
+      op->lastUses[i] =
+          defined.count(id) && !readLater.count(id) && !nested.count(id) &&
+          std::count(op->operands.begin(), op->operands.end(), id) == 1;
+    }
+    readLater.insert(op->operands.begin(), op->operands.end());
+    readLater.insert(nested.begin(), nested.end());
+  }
+}
+
 PlanRegion readRegion(const Reader &reader, int64_t &numValues) {
   PlanRegion region;
   readValues(reader, "args", region.args, region.argTypes, numValues);
@@ -177,6 +208,7 @@ PlanRegion readRegion(const Reader &reader, int64_t &numValues) {
   for (size_t i = 0; i < body.size(); ++i)
     region.body.push_back(readOp(
         reader.child(body[i], "body[" + std::to_string(i) + "]"), numValues));
+  markLastUses(region);
   return region;
 }
 

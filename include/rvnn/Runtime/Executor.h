@@ -87,6 +87,9 @@ public:
   explicit Frame(int64_t numValues) : values(numValues) {}
   const RuntimeValue &get(const PlanOp &op, int64_t id) const;
   torch::Tensor tensor(const PlanOp &op, size_t operand) const;
+  /// tensor(), but moved out of the frame where `op` is the value's last
+  /// reader (PlanOp::lastUses): then the caller holds the frame's reference.
+  torch::Tensor takeTensor(const PlanOp &op, size_t operand);
   int64_t integer(const PlanOp &op, size_t operand) const;
   /// Stores result `index` of `op`, checking it against the plan's type.
   void setResult(const PlanOp &op, size_t index, RuntimeValue value);

@@ -36,6 +36,10 @@ struct PlanOp {
   nlohmann::json attrs;
   std::vector<PlanRegion> regions;
   std::string loc; ///< file:line:col in the source model
+  /// Per operand: whether this op is the last reader of its value, which an
+  /// op of the same region defines and no later op there reads (nor a region
+  /// nested in one), and which this op reads once, outside its regions.
+  std::vector<bool> lastUses;
 
   /// "model.mlir:12:8: rvnn.linear" — the prefix of every error about it.
   std::string where() const;

@@ -125,6 +125,13 @@ torch::Tensor Frame::tensor(const PlanOp &op, size_t operand) const {
   return std::get<torch::Tensor>(value);
 }
 
+torch::Tensor Frame::takeTensor(const PlanOp &op, size_t operand) {
+  torch::Tensor result = tensor(op, operand);
+  if (operand < op.lastUses.size() && op.lastUses[operand])
+    values.at(op.operands[operand]).reset();
+  return result;
+}
+
 int64_t Frame::integer(const PlanOp &op, size_t operand) const {
   const RuntimeValue &value = get(op, op.operands.at(operand));
   if (!std::holds_alternative<int64_t>(value))

@@ -128,6 +128,10 @@ SliceSpec sliceSpec(const PlanOp &sliceOp, const Frame &frame);
 /// `dropDims`. sliceSpec has checked the window lies inside the source.
 torch::Tensor stridedSlice(const torch::Tensor &source, const SliceSpec &spec,
                            bool dropDims = false);
+/// Adds a slice's cotangent `dy` into the window `spec` takes of `grad`,
+/// with the unit dims the slice dropped put back.
+void addIntoWindow(torch::Tensor &grad, const SliceSpec &spec,
+                   torch::Tensor dy);
 
 /// A neighbour_retrieve or neighbour_band op's direction attribute.
 ops::Direction neighbourDirection(const PlanOp &op);

@@ -1,5 +1,5 @@
 // Buffer and view ops: allocation, casts, reshapes, slices, concatenation and
-// transposition.
+// transposition, and the add into a slice's window.
 #include "Handlers.h"
 
 #include "GradCollector.h"
@@ -92,10 +92,12 @@ Tensor differentiableSlice(const Tensor &source, const SliceSpec &spec,
   return result;
 }
 
-} // namespace
-
-SliceSpec sliceSpec(const PlanOp &op, const Frame &frame) {
-  using Slice = exec::SliceOp;
+/// The window of `whole` that `op` (a slice or add_into_window: their
+/// operand groups and static_* attributes, Exec_WindowArgs) names, checked
+/// to lie inside `whole`.
+template <typename WindowOp>
+SliceSpec windowSpec(const PlanOp &op, const Frame &frame,
+                     const Tensor &whole) {
   // static_* entries of kDynamic take the next operand of their group.
   auto resolve = [&](std::string_view name, size_t group) {
     std::vector<int64_t> values = attrAs<std::vector<int64_t>>(op, name);
@@ -110,19 +112,38 @@ SliceSpec sliceSpec(const PlanOp &op, const Frame &frame) {
                       " does not match its operands");
     return values;
   };
+  using attr = typename WindowOp::attr;
+  using operand = typename WindowOp::operand;
   SliceSpec spec;
-  spec.offsets = resolve(Slice::attr::static_offsets, Slice::operand::offsets);
-  spec.sizes = resolve(Slice::attr::static_sizes, Slice::operand::sizes);
-  spec.strides = resolve(Slice::attr::static_strides, Slice::operand::strides);
-  spec.dropped = attrAs<std::vector<int64_t>>(op, Slice::attr::dropped_dims);
+  spec.offsets = resolve(attr::static_offsets, operand::offsets);
+  spec.sizes = resolve(attr::static_sizes, operand::sizes);
+  spec.strides = resolve(attr::static_strides, operand::strides);
+  spec.dropped = attrAs<std::vector<int64_t>>(op, attr::dropped_dims);
   std::sort(spec.dropped.begin(), spec.dropped.end());
-  const size_t rank = static_cast<size_t>(frame.tensor(op, 0).dim());
+  const size_t rank = static_cast<size_t>(whole.dim());
   if (spec.offsets.size() != rank || spec.sizes.size() != rank ||
       spec.strides.size() != rank)
     throw PlanError(op.where() + ": needs one offset, size and stride per "
                                  "source dim");
-  checkWindow(op, frame.tensor(op, 0), spec);
+  checkWindow(op, whole, spec);
+  for (int64_t d : spec.dropped)
+    if (d < 0 || d >= static_cast<int64_t>(rank) || spec.sizes[d] != 1)
+      throw PlanError(op.where() + ": dropped dim " + std::to_string(d) +
+                      " is not a unit dim of the slice");
   return spec;
+}
+
+} // namespace
+
+SliceSpec sliceSpec(const PlanOp &op, const Frame &frame) {
+  return windowSpec<exec::SliceOp>(
+      op, frame, frame.tensor(op, exec::SliceOp::operand::source));
+}
+
+void addIntoWindow(Tensor &grad, const SliceSpec &spec, Tensor dy) {
+  for (int64_t dim : spec.dropped)
+    dy = dy.unsqueeze(dim);
+  stridedSlice(grad, spec).add_(dy);
 }
 
 Tensor stridedSlice(const Tensor &source, const SliceSpec &spec,
@@ -150,14 +171,40 @@ namespace {
 /// A strided slice; `dropped_dims` are unit dims of the slice the result
 /// drops.
 void slice(Executor &, const PlanOp &op, Frame &frame) {
-  SliceSpec spec = sliceSpec(op, frame);
-  for (int64_t d : spec.dropped)
-    if (d < 0 || d >= static_cast<int64_t>(spec.sizes.size()) ||
-        spec.sizes[d] != 1)
-      throw PlanError(op.where() + ": dropped dim " + std::to_string(d) +
-                      " is not a unit dim of the slice");
   frame.setResult(op, 0,
-                  stridedSlice(frame.tensor(op, 0), spec, /*dropDims=*/true));
+                  stridedSlice(frame.tensor(op, 0), sliceSpec(op, frame),
+                               /*dropDims=*/true));
+}
+
+/// Whether nothing but the caller's `tensor` holds its elements: no other
+/// reference to it, no view of its storage, no overlapping elements, no
+/// autograd history.
+bool soleHolder(const Tensor &tensor) {
+  return tensor.use_count() == 1 && tensor.storage().use_count() == 1 &&
+         tensor.is_non_overlapping_and_dense() && !tensor.requires_grad();
+}
+
+/// `into` with `update` added into a window of it. In `into`'s buffer when
+/// this op is its last reader (Frame::takeTensor) and nothing else holds it:
+/// the compiled backward's slice cotangents join their source's that way;
+/// otherwise in a copy.
+void addIntoWindowOp(Executor &, const PlanOp &op, Frame &frame) {
+  using AddIntoWindow = exec::AddIntoWindowOp;
+  const Tensor update = frame.tensor(op, AddIntoWindow::operand::update);
+  Tensor into = frame.takeTensor(op, AddIntoWindow::operand::into);
+  SliceSpec spec = windowSpec<AddIntoWindow>(op, frame, into);
+  std::vector<int64_t> windowSizes;
+  for (size_t d = 0; d < spec.sizes.size(); ++d)
+    if (!isDropped(spec, d))
+      windowSizes.push_back(spec.sizes[d]);
+  if (update.sizes() != windowSizes)
+    throw PlanError(op.where() + ": update of shape " +
+                    c10::str(update.sizes()) + " for a window of shape " +
+                    c10::str(at::IntArrayRef(windowSizes)));
+  Tensor sum =
+      soleHolder(into) ? into : into.clone(at::MemoryFormat::Contiguous);
+  addIntoWindow(sum, spec, update);
+  frame.setResult(op, 0, sum);
 }
 
 /// `inputs` joined along `dim` as a view, where they already lie side by
@@ -213,6 +260,7 @@ void registerViewOps(OpRegistry &r) {
   r[exec::CastOp::name] = tensors<1>([](const Tensor &a) { return a; });
   r[exec::ReshapeOp::name] = reshape;
   r[exec::SliceOp::name] = slice;
+  r[exec::AddIntoWindowOp::name] = addIntoWindowOp;
   r[exec::ConcatOp::name] = concat;
   r[exec::TransposeOp::name] = transpose;
 }

@@ -296,14 +296,6 @@ layerNormRule(Executor &, const PlanOp &op, const Frame &frame,
   return grads;
 }
 
-/// Adds a slice's cotangent `dy` into the window `spec` takes of `grad`,
-/// with the unit dims the slice dropped put back.
-void addIntoWindow(Tensor &grad, const SliceSpec &spec, Tensor dy) {
-  for (int64_t dim : spec.dropped)
-    dy = dy.unsqueeze(dim);
-  stridedSlice(grad, spec).add_(dy);
-}
-
 /// A tensor of `source`'s shape with `dy` in the window `spec` takes and
 /// zeros elsewhere. With unit strides it is written once: the window copied
 /// and only the margins around it zeroed (a recursion step's slices leave

@@ -160,10 +160,13 @@ torch::Tensor beamGatherBackward(const torch::Tensor &dy,
                                  const torch::Tensor &idx, int64_t factor,
                                  at::IntArrayRef inputSizes) {
   int64_t width = rowWidth(inputSizes);
-  return at::zeros({inputSizes[0] * inputSizes[1], width}, dy.options())
+  // The rows are added through a view: the result is no view, so that a
+  // later add into a window of it may write into it (add_into_window).
+  torch::Tensor grad = at::zeros(inputSizes, dy.options());
+  grad.view({inputSizes[0] * inputSizes[1], width})
       .index_add_(0, sourceRows(idx, factor, inputSizes[1]),
-                  dy.reshape({dy.size(0) * dy.size(1), width}))
-      .reshape(inputSizes);
+                  dy.reshape({dy.size(0) * dy.size(1), width}));
+  return grad;
 }
 
 torch::Tensor beamExpand(const torch::Tensor &x, int64_t factor) {

@@ -53,6 +53,30 @@ rvnn_exec.func @slice_operands(%x: tensor<?x2xf32>) -> tensor<?x2xf32> {
 
 // -----
 
+rvnn_exec.func @add_into_window_rank(%x: tensor<?x2xf32>, %u: tensor<?x2xf32>, %n: index) -> tensor<?x2xf32> {
+  // expected-error @+1 {{window rank 2 does not match rank 2 less 1 dropped dims}}
+  %r = rvnn_exec.add_into_window %u into %x [] [%n] [] {
+      static_offsets = array<i64: 0, 0>,
+      static_sizes = array<i64: -9223372036854775808, 1>,
+      static_strides = array<i64: 1, 1>, dropped_dims = array<i64: 1>}
+      : tensor<?x2xf32> into tensor<?x2xf32>
+  rvnn_exec.return %r : tensor<?x2xf32>
+}
+
+// -----
+
+rvnn_exec.func @add_into_window_type(%x: tensor<?x2xf32>, %u: tensor<?x1xf64>, %n: index) -> tensor<?x2xf32> {
+  // expected-error @+1 {{changes the element type from 'f32' to 'f64'}}
+  %r = rvnn_exec.add_into_window %u into %x [] [%n] [] {
+      static_offsets = array<i64: 0, 0>,
+      static_sizes = array<i64: -9223372036854775808, 1>,
+      static_strides = array<i64: 1, 1>, dropped_dims = array<i64>}
+      : tensor<?x1xf64> into tensor<?x2xf32>
+  rvnn_exec.return %r : tensor<?x2xf32>
+}
+
+// -----
+
 rvnn_exec.func @elementwise_arity(%x: tensor<4xf32>) -> tensor<4xf32> {
   // expected-error @+1 {{'add' takes 2 operand(s), got 1}}
   %r = rvnn_exec.elementwise <add> %x : tensor<4xf32>

@@ -18,6 +18,13 @@ rvnn_exec.func @kinds(%x: tensor<?x2x4xf32>, %n: index) -> (tensor<?x4xf32>, ind
       static_sizes = array<i64: -9223372036854775808, 1, 4>,
       static_strides = array<i64: 1, 1, 1>, dropped_dims = array<i64: 1>}
       : tensor<?x2x4xf32> to tensor<?x4xf32>
+  // CHECK: rvnn_exec.add_into_window %{{.*}} into %{{.*}}[] [%{{.*}}] [] {dropped_dims = array<i64: 1>
+  // CHECK-SAME: : tensor<?x4xf32> into tensor<?x2x4xf32>
+  %xl = rvnn_exec.add_into_window %l into %x [] [%m] [] {
+      static_offsets = array<i64: 0, 1, 0>,
+      static_sizes = array<i64: -9223372036854775808, 1, 4>,
+      static_strides = array<i64: 1, 1, 1>, dropped_dims = array<i64: 1>}
+      : tensor<?x4xf32> into tensor<?x2x4xf32>
   // CHECK: rvnn_exec.concat
   %lr = rvnn_exec.concat %l, %l {dim = 1 : i64}
       : (tensor<?x4xf32>, tensor<?x4xf32>) -> tensor<?x8xf32>

@@ -113,7 +113,8 @@ rvnn_exec.func @reduce(%x: tensor<?x?x4xf32>, %m: tensor<?x?xf32>) -> tensor<?x4
 // linear in h and cand, and a gemm whose lhs is inactive needs the lhs but
 // not the rhs. Those operands are passed as shape witnesses, so h is no
 // residual: the residuals are the witnesses, sel and x, and the
-// parameter itself (alive anyway: no witness).
+// parameter itself (alive anyway: no witness). The slice's cotangent is
+// added into its window of h's other one (no zeros of h's shape, no add).
 rvnn_exec.param @w : tensor<4x4xf32> init <xavier_uniform>
 rvnn_exec.func @merge(%x: tensor<?x3x4xf32>, %sel: tensor<?x2xf32>) -> tensor<?x2x4xf32> {
   %w = rvnn_exec.param_get @w : tensor<4x4xf32>
@@ -141,8 +142,7 @@ rvnn_exec.func @merge(%x: tensor<?x3x4xf32>, %sel: tensor<?x2xf32>) -> tensor<?x
 // CHECK-LABEL: rvnn_exec.func @merge_part_bwd(
 // CHECK-SAME:      %[[RH:[^:]*]]: tensor<?x3x4xf32>, %[[RC:[^:]*]]: tensor<?x1x4xf32>, %[[RSEL:[^:]*]]: tensor<?x2xf32>, %[[RN:[^:]*]]: index, %[[RX:[^:]*]]: tensor<?x3x4xf32>, %[[RW:[^:]*]]: tensor<4x4xf32>, %[[CT:[^:]*]]: tensor<?x2x4xf32>)
 // CHECK-NEXT:    %[[DM:.*]]:2 = rvnn_exec.vjp(%[[RH]], %[[RC]], %[[RSEL]]) cotangents(%[[CT]]) grad_inputs [0, 1]
-// CHECK:         %[[DC:.*]] = rvnn_exec.vjp(%[[RH]], %[[RN]]) cotangents(%[[DM]]#1) grad_inputs [0]
-// CHECK:         %[[DH:.*]] = rvnn_exec.elementwise <add> %[[DM]]#0, %[[DC]]
+// CHECK:         %[[DH:.*]] = rvnn_exec.add_into_window %[[DM]]#1 into %[[DM]]#0[] [%[[RN]]] []
 // CHECK-NEXT:    %[[DW:.*]] = rvnn_exec.vjp(%[[RX]], %[[RW]]) cotangents(%[[DH]]) grad_inputs [1]
 // CHECK:         rvnn_exec.return %[[DW]] : tensor<4x4xf32>
 
@@ -356,6 +356,47 @@ rvnn_exec.func @overlap(%in: tensor<?x4xf32>) -> tensor<?x2xf32> {
 // CHECK-NEXT:      rvnn_exec.yield %[[L]], %[[R]]
 // CHECK-NOT:     rvnn_exec.elementwise <add>
 // CHECK:         rvnn_exec.vjp(%{{.*}}, %{{.*}}) cotangents(%[[DX]]) grad_inputs [1]
+
+// -----
+
+// The same slices of a value that has a cotangent from another use (the
+// second gemm): each slice's cotangent is added into its window of that one,
+// in turn; no zero tensor of the source's shape, no add.
+rvnn_exec.param @v : tensor<3x4xf32> init <xavier_uniform>
+rvnn_exec.param @u : tensor<2x3xf32> init <xavier_uniform>
+rvnn_exec.func @overlap_into(%in: tensor<?x4xf32>) -> tensor<?x2xf32> {
+  %v = rvnn_exec.param_get @v : tensor<3x4xf32>
+  %u = rvnn_exec.param_get @u : tensor<2x3xf32>
+  %x = rvnn_exec.gemm %in, %v {transpose_rhs}
+      : (tensor<?x4xf32>, tensor<3x4xf32>) -> tensor<?x3xf32>
+  %c0 = rvnn_exec.constant 0 : index
+  %n = rvnn_exec.dim %x, %c0 : tensor<?x3xf32>
+  %l = rvnn_exec.slice %x [] [%n] [] {dropped_dims = array<i64>,
+      static_offsets = array<i64: 0, 0>,
+      static_sizes = array<i64: -9223372036854775808, 2>,
+      static_strides = array<i64: 1, 1>} : tensor<?x3xf32> to tensor<?x2xf32>
+  %r = rvnn_exec.slice %x [] [%n] [] {dropped_dims = array<i64>,
+      static_offsets = array<i64: 0, 1>,
+      static_sizes = array<i64: -9223372036854775808, 2>,
+      static_strides = array<i64: 1, 1>} : tensor<?x3xf32> to tensor<?x2xf32>
+  %p = rvnn_exec.elementwise <mul> %l, %r : tensor<?x2xf32>
+  %z = rvnn_exec.gemm %x, %u {transpose_rhs}
+      : (tensor<?x3xf32>, tensor<2x3xf32>) -> tensor<?x2xf32>
+  %q = rvnn_exec.elementwise <add> %p, %z : tensor<?x2xf32>
+  rvnn_exec.return %q : tensor<?x2xf32>
+}
+
+// CHECK-LABEL: rvnn_exec.func @overlap_into_part_bwd(
+// CHECK-SAME:      %[[N:[^:]*]]: index, %{{[^:]*}}: tensor<?x4xf32>, %{{[^:]*}}: tensor<3x4xf32>, %[[CT:[^:]*]]: tensor<?x2xf32>)
+// CHECK-NEXT:    %[[DZ:.*]]:2 = rvnn_exec.vjp({{.*}}) cotangents(%[[CT]]) grad_inputs [0, 1]
+// CHECK:         %[[DL:.*]] = rvnn_exec.elementwise <mul> %[[CT]]
+// CHECK-NEXT:    %[[DR:.*]] = rvnn_exec.elementwise <mul> %[[CT]]
+// CHECK-NEXT:    %[[SUM:.*]] = rvnn_exec.add_into_window %[[DL]] into %[[DZ]]#0[] [%[[N]]] []{{.*}}static_offsets = array<i64: 0, 0>{{.*}} : tensor<?x2xf32> into tensor<?x3xf32>
+// CHECK-NEXT:    %[[DX:.*]] = rvnn_exec.add_into_window %[[DR]] into %[[SUM]][] [%[[N]]] []{{.*}}static_offsets = array<i64: 0, 1>
+// CHECK-NEXT:    rvnn_exec.vjp(%{{.*}}, %{{.*}}) cotangents(%[[DX]]) grad_inputs [1]
+// CHECK-NOT:     rvnn_exec.alloc
+// CHECK-NOT:     rvnn_exec.elementwise <add>
+// CHECK:         rvnn_exec.return
 
 // -----
 

@@ -131,6 +131,113 @@ TEST(Executor, SliceRejectsAWindowOutsideItsSource) {
   }
 }
 
+namespace {
+
+/// add_into_window's attributes: a window of columns [offset, offset + 2)
+/// of every row of a [3, 5] tensor (offset `offset`, or the operand after
+/// `update` when it is kDynamic).
+json columnWindow(int64_t offset) {
+  return {{"static_offsets", {0, offset}},
+          {"static_sizes", {3, 2}},
+          {"static_strides", {1, 1}},
+          {"dropped_dims", std::vector<int64_t>{}},
+          {"operandSegmentSizes", {1, 1, offset == kDynamic ? 1 : 0, 0, 0}}};
+}
+
+} // namespace
+
+// The loader marks the operands an op reads last in its region; the
+// executor adds into such a buffer and copies any other. `a` is read by two
+// add_into_window ops: the first must copy (the second sees `a` unchanged),
+// the second may write into it. The third reads a value the return reads
+// again.
+TEST(Executor, AddIntoWindowCopiesAValueReadAgain) {
+  const json x = type("f32", {3, 5});
+  Plan plan = planOf(
+      {value(0, x), value(1, type("f32", {3, 2})),
+       value(2, type("index", {}, false))},
+      {op(exec::ElementwiseOp::name, {0, 0}, {value(3, x)}, {{"fn", "add"}}),
+       op(exec::AddIntoWindowOp::name, {3, 1, 2}, {value(4, x)},
+          columnWindow(kDynamic)),
+       op(exec::AddIntoWindowOp::name, {3, 1, 2}, {value(5, x)},
+          columnWindow(kDynamic)),
+       op(exec::AddIntoWindowOp::name, {4, 1}, {value(6, x)}, columnWindow(3)),
+       returnOp({4, 5, 6})},
+      "add-into-window");
+  const std::vector<PlanOp> &ops = plan.function("forward").body.body;
+  EXPECT_EQ(ops[0].lastUses, (std::vector<bool>{false, false}));
+  EXPECT_EQ(ops[1].lastUses, (std::vector<bool>{false, false, false}));
+  EXPECT_EQ(ops[2].lastUses, (std::vector<bool>{true, false, false}));
+  EXPECT_EQ(ops[3].lastUses, (std::vector<bool>{false, false}));
+  EXPECT_EQ(ops[4].lastUses, (std::vector<bool>{true, true, true}));
+
+  torch::Tensor in = torch::arange(15, torch::kFloat).reshape({3, 5});
+  torch::Tensor update = torch::full({3, 2}, 100.0f);
+  std::vector<RuntimeValue> out = run(plan, {in, update, int64_t{1}});
+  torch::Tensor once = 2 * in;
+  once.slice(1, 1, 3) += update;
+  torch::Tensor twice = once.clone();
+  twice.slice(1, 3, 5) += update;
+  EXPECT_TRUE(torch::equal(std::get<torch::Tensor>(out[0]), once));
+  EXPECT_TRUE(torch::equal(std::get<torch::Tensor>(out[1]), once));
+  EXPECT_TRUE(torch::equal(std::get<torch::Tensor>(out[2]), twice));
+}
+
+// Run by hand on a frame: at its last read a buffer nothing else holds is
+// the result; a buffer with a view alive, or one read again later, is
+// copied and left as it was. An update of another shape than the window's
+// is an error naming both.
+TEST(Executor, AddIntoWindowWritesOnlyIntoASoleBuffer) {
+  Plan plan;
+  ExecutionContext context;
+  Executor executor(
+      plan, [](const std::string &) { return torch::Tensor(); }, context);
+  PlanOp add;
+  add.name = str(exec::AddIntoWindowOp::name);
+  add.loc = "test.mlir:1:1";
+  add.operands = {0, 1};
+  add.results = {2};
+  add.resultTypes = {{"f32", {3, 5}}};
+  add.attrs = columnWindow(1);
+  const torch::Tensor update = torch::ones({3, 2});
+  torch::Tensor expected = torch::zeros({3, 5});
+  expected.slice(1, 1, 3) += 1;
+  // Returns whether the result is `into`'s buffer, checking its value and
+  // that a copied `into` is unchanged.
+  auto writesInPlace = [&](bool lastUse, bool keepView) {
+    add.lastUses = {lastUse, false};
+    Frame frame(3);
+    torch::Tensor into = torch::zeros({3, 5});
+    const void *buffer = into.data_ptr();
+    torch::Tensor view = keepView ? into.select(0, 0) : torch::Tensor();
+    frame.bind(0, std::move(into));
+    frame.bind(1, update);
+    execOpHandlers().at(add.name)(executor, add, frame);
+    torch::Tensor result = std::get<torch::Tensor>(frame.get(add, 2));
+    EXPECT_TRUE(torch::equal(result, expected));
+    if (keepView)
+      EXPECT_TRUE(torch::equal(view, torch::zeros({5})));
+    if (!lastUse)
+      EXPECT_TRUE(torch::equal(frame.tensor(add, 0), torch::zeros({3, 5})));
+    return result.data_ptr() == buffer;
+  };
+  EXPECT_TRUE(writesInPlace(/*lastUse=*/true, /*keepView=*/false));
+  EXPECT_FALSE(writesInPlace(/*lastUse=*/true, /*keepView=*/true));
+  EXPECT_FALSE(writesInPlace(/*lastUse=*/false, /*keepView=*/false));
+
+  Frame frame(3);
+  frame.bind(0, torch::zeros({3, 5}));
+  frame.bind(1, torch::ones({2, 2}));
+  try {
+    execOpHandlers().at(add.name)(executor, add, frame);
+    FAIL() << "a [2, 2] update does not fit a [3, 2] window";
+  } catch (const PlanError &error) {
+    EXPECT_EQ(std::string(error.what()),
+              "test.mlir:1:1: rvnn_exec.add_into_window: update of shape "
+              "[2, 2] for a window of shape [3, 2]");
+  }
+}
+
 /// forward(h0, inc, halt, n) = recurse (h = h0) halting <per_sample>
 /// max_steps n { h' = h + inc; yield h' halt %halt }.
 Plan haltingPlan() {

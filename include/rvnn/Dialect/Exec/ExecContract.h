@@ -50,6 +50,26 @@ inline constexpr std::string_view keyword(OpKind kind) {
 // names.
 namespace ops {
 
+struct AddIntoWindowOp {
+  static constexpr std::string_view name = "rvnn_exec.add_into_window";
+  static constexpr OpKind kind = OpKind::Kernel;
+  struct operand {
+    static constexpr std::size_t into = 0;
+    static constexpr std::size_t update = 1;
+    static constexpr std::size_t offsets = 2;
+    static constexpr std::size_t sizes = 3;
+    static constexpr std::size_t strides = 4;
+  };
+  struct attr {
+    static constexpr std::string_view static_offsets = "static_offsets";
+    static constexpr std::string_view static_sizes = "static_sizes";
+    static constexpr std::string_view static_strides = "static_strides";
+    static constexpr std::string_view dropped_dims = "dropped_dims";
+    static constexpr std::string_view operandSegmentSizes =
+        "operandSegmentSizes";
+  };
+};
+
 struct AllocOp {
   static constexpr std::string_view name = "rvnn_exec.alloc";
   static constexpr OpKind kind = OpKind::View;
@@ -748,7 +768,8 @@ struct OpInfo {
 };
 
 // Every op, sorted by name.
-inline constexpr std::array<OpInfo, 62> kOps = {{
+inline constexpr std::array<OpInfo, 63> kOps = {{
+    {ops::AddIntoWindowOp::name, ops::AddIntoWindowOp::kind},
     {ops::AllocOp::name, ops::AllocOp::kind},
     {ops::ArgMaxOp::name, ops::ArgMaxOp::kind},
     {ops::BalancedReduceOp::name, ops::BalancedReduceOp::kind},

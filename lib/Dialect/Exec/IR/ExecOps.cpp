@@ -140,33 +140,50 @@ LogicalResult ReshapeOp::verify() {
   return verifyDynamicSizes(*this, getType(), getSizes().size());
 }
 
-LogicalResult SliceOp::verify() {
-  int64_t rank = getSource().getType().getRank();
+/// A window (Exec_WindowArgs) of `whole` whose elements `part` holds: one
+/// static entry per dim of `whole` and one operand per dynamic entry, only
+/// static unit dims of the window dropped, `part` of `whole`'s rank less
+/// those and of its element type.
+template <typename WindowOp>
+static LogicalResult verifyWindow(WindowOp op, RankedTensorType whole,
+                                  RankedTensorType part) {
+  int64_t rank = whole.getRank();
   auto checkGroup = [&](StringRef name, ArrayRef<int64_t> statics,
                         size_t numOperands) -> LogicalResult {
     if (static_cast<int64_t>(statics.size()) != rank)
-      return emitOpError("expects ")
+      return op.emitOpError("expects ")
              << rank << " static " << name << ", got " << statics.size();
     if (static_cast<size_t>(llvm::count(statics, ShapedType::kDynamic)) !=
         numOperands)
-      return emitOpError("expects one ")
+      return op.emitOpError("expects one ")
              << name << " operand per dynamic entry, got " << numOperands;
     return success();
   };
-  if (failed(checkGroup("offsets", getStaticOffsets(), getOffsets().size())) ||
-      failed(checkGroup("sizes", getStaticSizes(), getSizes().size())) ||
-      failed(checkGroup("strides", getStaticStrides(), getStrides().size())))
+  if (failed(checkGroup("offsets", op.getStaticOffsets(),
+                        op.getOffsets().size())) ||
+      failed(checkGroup("sizes", op.getStaticSizes(), op.getSizes().size())) ||
+      failed(
+          checkGroup("strides", op.getStaticStrides(), op.getStrides().size())))
     return failure();
-  for (int64_t dim : getDroppedDims())
-    if (dim < 0 || dim >= rank || getStaticSizes()[dim] != 1)
-      return emitOpError("drops dim ")
+  for (int64_t dim : op.getDroppedDims())
+    if (dim < 0 || dim >= rank || op.getStaticSizes()[dim] != 1)
+      return op.emitOpError("drops dim ")
              << dim << ", which is not a static unit dim of the slice";
-  if (getType().getRank() + static_cast<int64_t>(getDroppedDims().size()) !=
-      rank)
-    return emitOpError("result rank ")
-           << getType().getRank() << " does not match source rank " << rank
-           << " less " << getDroppedDims().size() << " dropped dims";
-  return verifyKeepsElementType(*this, getSource().getType(), getType());
+  if (part.getRank() + static_cast<int64_t>(op.getDroppedDims().size()) != rank)
+    return op.emitOpError("window rank ")
+           << part.getRank() << " does not match rank " << rank << " less "
+           << op.getDroppedDims().size() << " dropped dims";
+  return verifyKeepsElementType(op, whole, part);
+}
+
+LogicalResult SliceOp::verify() {
+  return verifyWindow(*this, getSource().getType(),
+                      cast<RankedTensorType>(getType()));
+}
+
+LogicalResult AddIntoWindowOp::verify() {
+  return verifyWindow(*this, cast<RankedTensorType>(getInto().getType()),
+                      cast<RankedTensorType>(getUpdate().getType()));
 }
 
 //===----------------------------------------------------------------------===//

@@ -487,6 +487,19 @@ void ReverseSweep::completeSlices(Value source) {
   SmallVector<std::pair<SliceOp, Value>> slices = std::move(pending->second);
   pendingSlices.erase(pending);
   std::optional<int64_t> axis = tilingDim(slices);
+  if (Value sum = adjoints.lookup(source); sum && !axis) {
+    // Into the windows of the cotangent the source has already, instead of
+    // into zeros of its shape that an add would then sum with it.
+    for (auto &[slice, cotangent] : slices)
+      if (cotangent)
+        sum = backward.create<AddIntoWindowOp>(
+            slice.getLoc(), sum.getType(), sum, cotangent, slice.getOffsets(),
+            slice.getSizes(), slice.getStrides(), slice.getStaticOffsets(),
+            slice.getStaticSizes(), slice.getStaticStrides(),
+            slice.getDroppedDims());
+    adjoints[source] = sum;
+    return;
+  }
   if (!axis) {
     // One vjp for all of them: the runtime adds every cotangent into its
     // window of one zero tensor, instead of a zero source per slice and a

@@ -81,8 +81,9 @@ private:
   LogicalResult differentiateGate(GateOp gate, Value cotangent);
   /// The cotangents of the slices of `source` (recorded as the sweep meets
   /// them): one concat when the slices tile `source` along one dim (the GRC
-  /// cell's gate split, a pair's left and right child), else one vjp of
-  /// them all.
+  /// cell's gate split, a pair's left and right child); else each added
+  /// into its window of the cotangent `source` has from its other uses
+  /// (add_into_window), or, without one, one vjp of them all.
   void completeSlices(Value source);
   /// The fallback: one rvnn_exec.vjp of `ops` (their operands its primals,
   /// their results its body's yield, in order) applied to the cotangents of

@@ -348,6 +348,16 @@ def Exec_ReshapeOp : Exec_Op<"reshape", "view", [Pure]> {
   let hasVerifier = 1;
 }
 
+// The window of a tensor that a slice reads (and add_into_window writes):
+// static_* hold one entry per dim of the tensor, ShapedType::kDynamic where
+// the value is the next operand of the matching group.
+defvar Exec_WindowArgs = (ins Variadic<Index>:$offsets,
+                              Variadic<Index>:$sizes, Variadic<Index>:$strides,
+                              DenseI64ArrayAttr:$static_offsets,
+                              DenseI64ArrayAttr:$static_sizes,
+                              DenseI64ArrayAttr:$static_strides,
+                              DenseI64ArrayAttr:$dropped_dims);
+
 def Exec_SliceOp : Exec_Op<"slice", "view", [
     Pure, AttrSizedOperandSegments]> {
   let summary = "a strided slice, optionally dropping unit dims";
@@ -365,17 +375,43 @@ def Exec_SliceOp : Exec_Op<"slice", "view", [
         : tensor<?x2x4xf32> to tensor<?x4xf32>
     ```
   }];
-  let arguments = (ins AnyRankedTensor:$source,
-                       Variadic<Index>:$offsets, Variadic<Index>:$sizes,
-                       Variadic<Index>:$strides,
-                       DenseI64ArrayAttr:$static_offsets,
-                       DenseI64ArrayAttr:$static_sizes,
-                       DenseI64ArrayAttr:$static_strides,
-                       DenseI64ArrayAttr:$dropped_dims);
+  let arguments = !con((ins AnyRankedTensor:$source), Exec_WindowArgs);
   let results = (outs AnyRankedTensor:$result);
   let assemblyFormat = [{
     $source `[` $offsets `]` `[` $sizes `]` `[` $strides `]` attr-dict `:`
     type($source) `to` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Exec_AddIntoWindowOp : Exec_Op<"add_into_window", "kernel", [
+    Pure, AttrSizedOperandSegments, AllTypesMatch<["into", "result"]>]> {
+  let summary = "a tensor with another added into one window of it";
+  let description = [{
+    `into` with `update` added into the window of it that `rvnn_exec.slice`
+    with the same offsets, sizes, strides and dropped dims reads; `update`
+    has that slice's type. `rvnn-exec-differentiate` emits it for a slice
+    whose source has a cotangent already: the slice's cotangent is added
+    into its window of that one, where a vjp would build a zero tensor of the
+    source's shape around it and an `elementwise <add>` would follow. The
+    runtime adds into `into`'s buffer when this op is the last to read it
+    and nothing else holds it, and into a copy otherwise.
+
+    Example:
+    ```mlir
+    %da = rvnn_exec.add_into_window %dl into %dx [] [%m] []
+        {static_offsets = array<i64: 0, 1>,
+         static_sizes = array<i64: -9223372036854775808, 4>,
+         static_strides = array<i64: 1, 1>, dropped_dims = array<i64>}
+        : tensor<?x4xf32> into tensor<?x5xf32>
+    ```
+  }];
+  let arguments = !con((ins Rvnn_FloatTensor:$into, Rvnn_FloatTensor:$update),
+                       Exec_WindowArgs);
+  let results = (outs Rvnn_FloatTensor:$result);
+  let assemblyFormat = [{
+    $update `into` $into `[` $offsets `]` `[` $sizes `]` `[` $strides `]`
+    attr-dict `:` type($update) `into` type($into)
   }];
   let hasVerifier = 1;
 }
