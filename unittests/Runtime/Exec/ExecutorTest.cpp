@@ -183,6 +183,41 @@ TEST(Executor, AddIntoWindowCopiesAValueReadAgain) {
   EXPECT_TRUE(torch::equal(std::get<torch::Tensor>(out[2]), twice));
 }
 
+// Last reads around a loop: a value its body reads from outside (2x) is
+// read last by the loop op, not by the op before (nor inside the body,
+// which runs again); a value read twice by one op is not its last read
+// there. forward(x) = (6x, a loop of 2 steps from 6x adding 2x = 10x).
+TEST(Executor, LastUsesSeeReadsInNestedRegions) {
+  const json x = type("f32", {3});
+  auto add = [&](int64_t a, int64_t b, int64_t result) {
+    return op(exec::ElementwiseOp::name, {a, b}, {value(result, x)},
+              {{"fn", "add"}});
+  };
+  JsonList body = {add(5, 1, 6),
+                   op(exec::YieldOp::name, {6}, {}, {{"has_halt", false}})};
+  Plan plan = planOf(
+      {value(0, x)},
+      {add(0, 0, 1), add(1, 0, 2), add(2, 2, 3),
+       op(exec::RecurseOp::name, {3}, {value(7, x)},
+          {{"halting", "fixed"}, {"steps", 2}, {"operandSegmentSizes", {1, 0}}},
+          {{{"args", {value(4, type("index", {}, false)), value(5, x)}},
+            {"body", body}}}),
+       returnOp({3, 7})},
+      "last-uses-nested");
+  const std::vector<PlanOp> &ops = plan.function("forward").body.body;
+  EXPECT_EQ(ops[1].lastUses, (std::vector<bool>{false, false}));
+  EXPECT_EQ(ops[2].lastUses, (std::vector<bool>{false, false}));
+  EXPECT_EQ(ops[3].lastUses, (std::vector<bool>{false}));
+  EXPECT_EQ(ops[4].lastUses, (std::vector<bool>{true, true}));
+  const std::vector<PlanOp> &loop = ops[3].regions.at(0).body;
+  EXPECT_EQ(loop[0].lastUses, (std::vector<bool>{false, false}));
+  EXPECT_EQ(loop[1].lastUses, (std::vector<bool>{true}));
+  torch::Tensor in = torch::tensor({1.0f, 2.0f, 3.0f});
+  std::vector<RuntimeValue> out = run(plan, {in});
+  EXPECT_TRUE(torch::equal(std::get<torch::Tensor>(out[0]), 6 * in));
+  EXPECT_TRUE(torch::equal(std::get<torch::Tensor>(out[1]), 10 * in));
+}
+
 // Run by hand on a frame: at its last read a buffer nothing else holds is
 // the result; a buffer with a view alive, or one read again later, is
 // copied and left as it was. An update of another shape than the window's
