@@ -250,10 +250,12 @@ TEST(Executor, AddIntoWindowWritesOnlyIntoASoleBuffer) {
     execOpHandlers().at(add.name)(executor, add, frame);
     torch::Tensor result = std::get<torch::Tensor>(frame.get(add, 2));
     EXPECT_TRUE(torch::equal(result, expected));
-    if (keepView)
+    if (keepView) {
       EXPECT_TRUE(torch::equal(view, torch::zeros({5})));
-    if (!lastUse)
+    }
+    if (!lastUse) {
       EXPECT_TRUE(torch::equal(frame.tensor(add, 0), torch::zeros({3, 5})));
+    }
     return result.data_ptr() == buffer;
   };
   EXPECT_TRUE(writesInPlace(/*lastUse=*/true, /*keepView=*/false));
