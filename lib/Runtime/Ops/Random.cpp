@@ -1,4 +1,5 @@
 #include "rvnn/Runtime/Ops/Random.h"
+#include "rvnn/Runtime/VectorClones.h"
 
 #include <algorithm>
 #include <cstdint>
@@ -21,7 +22,7 @@ constexpr int64_t kWordsPerBlock = 4;
 
 /// 23 random bits and a half: (2k + 1) / 2^24 fits float32's 24-bit
 /// significand, so u is exact and lies strictly inside (0, 1).
-float wordToUniform(uint32_t word) {
+RVNN_ALWAYS_INLINE float wordToUniform(uint32_t word) {
   return (static_cast<float>(word >> 9) + 0.5f) * 0x1p-23f;
 }
 
@@ -44,14 +45,16 @@ constexpr int kRounds = 10;
 /// Blocks computed side by side, in independent lanes.
 constexpr int64_t kLanes = 16;
 
-/// The 4 words of kLanes consecutive blocks, word w of lane l at [w][l].
-using BlockWords = uint32_t[kWordsPerBlock][kLanes];
+/// The words of kLanes consecutive blocks in element order: word w of lane
+/// l at [l · 4 + w], so a group's elements read them in a row.
+constexpr int64_t kGroupWords = kLanes * kWordsPerBlock;
+using GroupWords = uint32_t[kGroupWords];
 
 /// Philox4x32-10 of blocks first .. first+kLanes-1 of the stream (seed,
 /// subsequence): block b's counter is {lo32(b), hi32(b), lo32(subsequence),
 /// hi32(subsequence)}, as at::philox_engine(seed, subsequence, b) has it.
 void philoxBlocks(uint64_t seed, uint64_t subsequence, uint64_t first,
-                  BlockWords &words) {
+                  GroupWords &words) {
   for (int64_t lane = 0; lane < kLanes; ++lane) {
     const uint64_t block = first + static_cast<uint64_t>(lane);
     uint32_t c0 = static_cast<uint32_t>(block);
@@ -70,16 +73,17 @@ void philoxBlocks(uint64_t seed, uint64_t subsequence, uint64_t first,
       key0 += kKeyStepA;
       key1 += kKeyStepB;
     }
-    words[0][lane] = c0;
-    words[1][lane] = c1;
-    words[2][lane] = c2;
-    words[3][lane] = c3;
+    uint32_t *blockWords = words + lane * kWordsPerBlock;
+    blockWords[0] = c0;
+    blockWords[1] = c1;
+    blockWords[2] = c2;
+    blockWords[3] = c3;
   }
 }
 
 #if defined(__x86_64__) && defined(__GNUC__)
 /// The low and high 32 bits of the products of eight lanes by `factor`.
-__attribute__((target("avx2"))) inline void
+RVNN_TARGET_AVX2 RVNN_ALWAYS_INLINE void
 multiplyWide(__m256i lanes, __m256i factor, __m256i &low, __m256i &high) {
   const __m256i even = _mm256_mul_epu32(lanes, factor);
   const __m256i odd = _mm256_mul_epu32(_mm256_srli_epi64(lanes, 32), factor);
@@ -87,11 +91,35 @@ multiplyWide(__m256i lanes, __m256i factor, __m256i &low, __m256i &high) {
   high = _mm256_blend_epi32(_mm256_srli_epi64(even, 32), odd, 0xAA);
 }
 
+/// Stores word w of eight blocks (c0..c3, block b in lane b) in element
+/// order, block b's four words at out[4b .. 4b+3]: a 4 x 8 transpose.
+RVNN_TARGET_AVX2 RVNN_ALWAYS_INLINE void
+storeInElementOrder(__m256i c0, __m256i c1, __m256i c2, __m256i c3,
+                    uint32_t *out) {
+  // Per 128-bit half: blocks {0, 1} and {2, 3} (and {4, 5}, {6, 7}).
+  const __m256i words01Even = _mm256_unpacklo_epi32(c0, c1);
+  const __m256i words01Odd = _mm256_unpackhi_epi32(c0, c1);
+  const __m256i words23Even = _mm256_unpacklo_epi32(c2, c3);
+  const __m256i words23Odd = _mm256_unpackhi_epi32(c2, c3);
+  // Whole blocks: 0 | 4, 1 | 5, 2 | 6, 3 | 7.
+  const __m256i blocks04 = _mm256_unpacklo_epi64(words01Even, words23Even);
+  const __m256i blocks15 = _mm256_unpackhi_epi64(words01Even, words23Even);
+  const __m256i blocks26 = _mm256_unpacklo_epi64(words01Odd, words23Odd);
+  const __m256i blocks37 = _mm256_unpackhi_epi64(words01Odd, words23Odd);
+  auto *blocks = reinterpret_cast<__m256i *>(out);
+  _mm256_storeu_si256(blocks,
+                      _mm256_permute2x128_si256(blocks04, blocks15, 0x20));
+  _mm256_storeu_si256(blocks + 1,
+                      _mm256_permute2x128_si256(blocks26, blocks37, 0x20));
+  _mm256_storeu_si256(blocks + 2,
+                      _mm256_permute2x128_si256(blocks04, blocks15, 0x31));
+  _mm256_storeu_si256(blocks + 3,
+                      _mm256_permute2x128_si256(blocks26, blocks37, 0x31));
+}
+
 /// philoxBlocks eight lanes to an AVX2 register: the same words.
-__attribute__((target("avx2"))) void philoxBlocksAvx2(uint64_t seed,
-                                                      uint64_t subsequence,
-                                                      uint64_t first,
-                                                      BlockWords &words) {
+RVNN_TARGET_AVX2 void philoxBlocksAvx2(uint64_t seed, uint64_t subsequence,
+                                       uint64_t first, GroupWords &words) {
   const __m256i factorA = _mm256_set1_epi64x(kMultiplierA);
   const __m256i factorB = _mm256_set1_epi64x(kMultiplierB);
   const __m256i laneIndex = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
@@ -120,26 +148,14 @@ __attribute__((target("avx2"))) void philoxBlocksAvx2(uint64_t seed,
       key0 += kKeyStepA;
       key1 += kKeyStepB;
     }
-    _mm256_storeu_si256(reinterpret_cast<__m256i *>(&words[0][half]), c0);
-    _mm256_storeu_si256(reinterpret_cast<__m256i *>(&words[1][half]), c1);
-    _mm256_storeu_si256(reinterpret_cast<__m256i *>(&words[2][half]), c2);
-    _mm256_storeu_si256(reinterpret_cast<__m256i *>(&words[3][half]), c3);
+    storeInElementOrder(c0, c1, c2, c3, words + half * kWordsPerBlock);
   }
 }
 #endif
 
-bool cpuHasAvx2() {
-#if defined(__x86_64__) && defined(__GNUC__)
-  static const bool avx2 = __builtin_cpu_supports("avx2");
-  return avx2;
-#else
-  return false;
-#endif
-}
-
 /// philoxBlocks, with AVX2 when `avx2`.
 void drawBlocks(uint64_t seed, uint64_t subsequence, uint64_t first,
-                BlockWords &words, bool avx2) {
+                GroupWords &words, bool avx2) {
 #if defined(__x86_64__) && defined(__GNUC__)
   if (avx2)
     return philoxBlocksAvx2(seed, subsequence, first, words);
@@ -149,30 +165,50 @@ void drawBlocks(uint64_t seed, uint64_t subsequence, uint64_t first,
   philoxBlocks(seed, subsequence, first, words);
 }
 
-/// Calls `take(i, u)` for the uniforms u of elements i = 0 .. count-1 drawn
-/// from `stream` (the mapping uniforms() documents) and advances the stream.
+/// Calls `take(i, u)` for the uniforms u of the elements of groups
+/// [begin, end) (kGroupWords elements each, the last cut at `count`).
+template <typename Take>
+RVNN_ALWAYS_INLINE void drawGroups(const DrawStream &stream, int64_t count,
+                                   int64_t begin, int64_t end, const Take &take,
+                                   bool avx2) {
+  // A copy, and value captures: the loop then reads no capture through a
+  // pointer that its stores might alias, and vectorises.
+  const Take local = take;
+  alignas(32) GroupWords words;
+  for (int64_t group = begin; group < end; ++group) {
+    drawBlocks(stream.seed, stream.offset,
+               static_cast<uint64_t>(group * kLanes), words, avx2);
+    const int64_t first = group * kGroupWords;
+    const int64_t n = std::min(count - first, kGroupWords);
+    for (int64_t k = 0; k < n; ++k)
+      local(first + k, wordToUniform(words[k]));
+  }
+}
+
+/// drawGroups built for AVX2: `take`'s loop over a group in 8 lanes.
+template <typename Take>
+RVNN_TARGET_AVX2 void drawGroupsAvx2(const DrawStream &stream, int64_t count,
+                                     int64_t begin, int64_t end,
+                                     const Take &take) {
+  drawGroups(stream, count, begin, end, take, /*avx2=*/true);
+}
+
+/// Calls `take(i, u)` (an RVNN_INLINED lambda capturing by value) for the
+/// uniforms u of elements i = 0 .. count-1 drawn from `stream` (the mapping
+/// uniforms() documents) and advances the stream.
 template <typename Take>
 void drawUniforms(DrawStream &stream, int64_t count, const Take &take,
-                  bool avx2 = cpuHasAvx2()) {
+                  bool avx2 = useAvx2Builds()) {
   const int64_t blocks = (count + kWordsPerBlock - 1) / kWordsPerBlock;
-  const uint64_t seed = stream.seed, subsequence = stream.offset;
   // Block b's words depend on b alone, so any split of the work draws the
   // same numbers.
   const int64_t groups = (blocks + kLanes - 1) / kLanes;
   at::parallel_for(
       0, groups, /*grain_size=*/512, [&](int64_t begin, int64_t end) {
-        BlockWords words;
-        for (int64_t group = begin; group < end; ++group) {
-          drawBlocks(seed, subsequence, static_cast<uint64_t>(group * kLanes),
-                     words, avx2);
-          const int64_t first = group * kLanes * kWordsPerBlock;
-          const int64_t last = std::min(count, first + kLanes * kWordsPerBlock);
-          for (int64_t i = first; i < last; ++i) {
-            const int64_t k = i - first;
-            take(i,
-                 wordToUniform(words[k % kWordsPerBlock][k / kWordsPerBlock]));
-          }
-        }
+        if (avx2)
+          drawGroupsAvx2(stream, count, begin, end, take);
+        else
+          drawGroups(stream, count, begin, end, take, /*avx2=*/false);
       });
   stream.offset += static_cast<uint64_t>(blocks * kWordsPerBlock);
 }
@@ -185,13 +221,14 @@ torch::Tensor uniformsWith(DrawStream &stream, at::IntArrayRef shape,
   torch::Tensor result = torch::empty(shape, torch::kFloat);
   float *out = result.data_ptr<float>();
   drawUniforms(
-      stream, result.numel(), [&](int64_t i, float u) { out[i] = u; }, avx2);
+      stream, result.numel(),
+      [out](int64_t i, float u) RVNN_INLINED { out[i] = u; }, avx2);
   return result;
 }
 } // namespace
 
 torch::Tensor uniforms(DrawStream &stream, at::IntArrayRef shape) {
-  return uniformsWith(stream, shape, cpuHasAvx2());
+  return uniformsWith(stream, shape, useAvx2Builds());
 }
 
 torch::Tensor detail::portableUniforms(DrawStream &stream,
@@ -209,9 +246,10 @@ torch::Tensor keepMask(DrawStream &stream, at::IntArrayRef shape, double rate,
     const scalar_t kept =
         rescale ? scalar_t(1) / static_cast<scalar_t>(1 - rate) : scalar_t(1);
     scalar_t *out = result.data_ptr<scalar_t>();
-    drawUniforms(stream, result.numel(), [&](int64_t i, float u) {
-      out[i] = u >= threshold ? kept : scalar_t(0);
-    });
+    drawUniforms(stream, result.numel(),
+                 [out, threshold, kept](int64_t i, float u) RVNN_INLINED {
+                   out[i] = u >= threshold ? kept : scalar_t(0);
+                 });
   });
   return result;
 }

@@ -4,6 +4,7 @@
 #include "rvnn/Runtime/Ops/Random.h"
 #include "rvnn/Runtime/Ops/Beam.h"
 #include "rvnn/Runtime/Ops/NN.h"
+#include "rvnn/Runtime/VectorClones.h"
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Parallel.h>
@@ -90,6 +91,21 @@ TEST(Random, KeepMaskEqualsTheAtenComposition) {
             << rescale;
         EXPECT_EQ(fused.offset, composed.offset);
       }
+}
+
+// The keep mask's AVX2 build (Philox and the comparison loop) and its
+// baseline build draw the same mask, a group cut short at the end included.
+TEST(Random, KeepMaskBuildsAgree) {
+  for (at::ScalarType dtype : {at::kFloat, at::kDouble}) {
+    ops::DrawStream vectorised{42, 8}, baseline{42, 8};
+    torch::Tensor mask =
+        ops::keepMask(vectorised, {37, 1001}, 0.1, true, dtype);
+    BaselineBuildsOnly baselineOnly;
+    EXPECT_TRUE(
+        at::equal(mask, ops::keepMask(baseline, {37, 1001}, 0.1, true, dtype)))
+        << c10::toString(dtype);
+    EXPECT_EQ(vectorised.offset, baseline.offset);
+  }
 }
 
 TEST(Random, DrawStreamSeedsComeFromTheGenerator) {
