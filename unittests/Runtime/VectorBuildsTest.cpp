@@ -85,12 +85,14 @@ TEST(VectorBuilds, BandedProductForwardAndBackward) {
     torch::manual_seed(5);
     const auto options = torch::TensorOptions(dtype);
     const auto lhs = torch::randn({3, 9, 40}, options);
-    const auto rhs = torch::randn({3, 40, 21}, options);
-    const auto dy = torch::randn({3, 9, 21}, options);
-    // Row ranges of up to 4 of the 40 columns: the loops, not the BLAS.
-    const auto lo = torch::randint(0, 37, {3, 9, 1}, torch::kLong);
+    // 77 columns: a wide chunk of registers, narrow ones, single columns.
+    const auto rhs = torch::randn({3, 40, 77}, options);
+    const auto dy = torch::randn({3, 9, 77}, options);
+    // Row ranges of up to 8 of the 40 columns (several dots side by side
+    // and single ones): the loops, not the BLAS.
+    const auto lo = torch::randint(0, 33, {3, 9, 1}, torch::kLong);
     const auto band = torch::cat(
-        {lo, lo + torch::randint(0, 4, lo.sizes(), torch::kLong)}, -1);
+        {lo, lo + torch::randint(0, 9, lo.sizes(), torch::kLong)}, -1);
     expectBuildsAgree([&] {
       torch::NoGradGuard plain;
       auto grads = ops::bandedProductBackward(lhs, band, rhs, dy, true, true);

@@ -11,39 +11,103 @@
 #include <torch/autograd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <optional>
+#include <vector>
 
 namespace rvnn::runtime::ops {
 namespace {
 
 using torch::Tensor;
 
-/// Columns of a result row that one pass over a band keeps in registers.
-constexpr int64_t kChunk = 16;
+/// One AVX2 register of T (the baseline build splits it in two SSE ones),
+/// and its unaligned, aliasing form for loads and stores.
+template <typename T> struct Lanes {
+  typedef T type __attribute__((vector_size(32)));
+  typedef T unaligned
+      __attribute__((vector_size(32), aligned(sizeof(T)), __may_alias__));
+  static constexpr int64_t size = 32 / sizeof(T);
+
+  static RVNN_ALWAYS_INLINE void load(type &into, const T *at) {
+    into = *reinterpret_cast<const unaligned *>(at);
+  }
+  static RVNN_ALWAYS_INLINE void store(T *at, const type &value) {
+    *reinterpret_cast<unaligned *>(at) = value;
+  }
+};
+
+/// Columns of a result row that one pass over the band sums in registers:
+/// chunks of eight registers (as many independent chains of additions), then
+/// of one, then single columns.
+template <typename T> constexpr int64_t kWideChunk = 8 * Lanes<T>::size;
+template <typename T> constexpr int64_t kNarrowChunk = Lanes<T>::size;
+
+/// out[c + u] = base[c + u] + Σ_i w(i)·x(i)[c + u] for u < Width over
+/// i in [0, count) in order (base null: 0; base added last, as ATen's
+/// base + product rounds). The sums are registers of lanes, so that the
+/// compiler neither keeps them in memory nor reorders the loops.
+template <int64_t Width, typename T, typename Weight, typename Row>
+RVNN_ALWAYS_INLINE void sumChunk(T *__restrict out, const T *__restrict base,
+                                 int64_t count, const Weight &w, const Row &x,
+                                 int64_t c) {
+  using Vector = typename Lanes<T>::type;
+  constexpr int64_t kLanes = Lanes<T>::size, kRegisters = Width / kLanes;
+  static_assert(Width % kLanes == 0, "a chunk is whole registers");
+  Vector sum[kRegisters] = {};
+  for (int64_t i = 0; i < count; ++i) {
+    const T weight = w(i);
+    const T *row = x(i) + c;
+    for (int64_t r = 0; r < kRegisters; ++r) {
+      Vector lanes;
+      Lanes<T>::load(lanes, row + r * kLanes);
+      sum[r] += weight * lanes;
+    }
+  }
+  for (int64_t r = 0; r < kRegisters; ++r) {
+    if (base) {
+      Vector lanes;
+      Lanes<T>::load(lanes, base + c + r * kLanes);
+      sum[r] = lanes + sum[r];
+    }
+    Lanes<T>::store(out + c + r * kLanes, sum[r]);
+  }
+}
+
+/// One column of sumChunk.
+template <typename T, typename Weight, typename Row>
+RVNN_ALWAYS_INLINE void sumColumn(T *__restrict out, const T *__restrict base,
+                                  int64_t count, const Weight &w, const Row &x,
+                                  int64_t c) {
+  T sum = 0;
+  for (int64_t i = 0; i < count; ++i)
+    sum += w(i) * x(i)[c];
+  out[c] = base ? base[c] + sum : sum;
+}
+
+/// sumChunk over the n columns of out, widest chunks first.
+template <typename T, typename Weight, typename Row>
+RVNN_ALWAYS_INLINE void sumRows(T *__restrict out, const T *__restrict base,
+                                int64_t count, const Weight &w, const Row &x,
+                                int64_t n) {
+  int64_t c = 0;
+  for (; c + kWideChunk<T> <= n; c += kWideChunk<T>)
+    sumChunk<kWideChunk<T>>(out, base, count, w, x, c);
+  for (; c + kNarrowChunk<T> <= n; c += kNarrowChunk<T>)
+    sumChunk<kNarrowChunk<T>>(out, base, count, w, x, c);
+  for (; c < n; ++c)
+    sumColumn(out, base, count, w, x, c);
+}
 
 /// y = base + Σ_k a[k]·x[k·stride ..] over k in [lo, hi), n elements of y
-/// (base null: 0): kChunk columns at a time summed in registers across the
-/// band, k in order, base added last (as ATen's base + product rounds).
+/// (base null: 0), k in order.
 template <typename T>
 RVNN_ALWAYS_INLINE void bandRowBody(T *__restrict y, const T *__restrict base,
                                     const T *__restrict a,
                                     const T *__restrict x, int64_t stride,
                                     int64_t lo, int64_t hi, int64_t n) {
-  int64_t c = 0;
-  for (; c + kChunk <= n; c += kChunk) {
-    T sum[kChunk] = {};
-    for (int64_t k = lo; k < hi; ++k)
-      for (int64_t u = 0; u < kChunk; ++u)
-        sum[u] += a[k] * x[k * stride + c + u];
-    for (int64_t u = 0; u < kChunk; ++u)
-      y[c + u] = base ? base[c + u] + sum[u] : sum[u];
-  }
-  for (; c < n; ++c) {
-    T sum = 0;
-    for (int64_t k = lo; k < hi; ++k)
-      sum += a[k] * x[k * stride + c];
-    y[c] = base ? base[c] + sum : sum;
-  }
+  sumRows(
+      y, base, hi - lo, [&](int64_t i) RVNN_INLINED { return a[lo + i]; },
+      [&](int64_t i) RVNN_INLINED { return x + (lo + i) * stride; }, n);
 }
 
 template <typename T>
@@ -66,30 +130,39 @@ void bandRow(T *y, const T *base, const T *a, const T *x, int64_t stride,
                                                           lo, hi, n);
 }
 
-/// y += a·x over n elements.
-template <typename T>
-RVNN_ALWAYS_INLINE void axpyBody(T *__restrict y, T a, const T *__restrict x,
-                                 int64_t n) {
-  for (int64_t k = 0; k < n; ++k)
-    y[k] += a * x[k];
-}
-
-/// x·y over n elements, in eight interleaved partial sums (so that it
-/// vectorises) added pairwise at the end.
-template <typename T>
-RVNN_ALWAYS_INLINE T dotBody(const T *__restrict x, const T *__restrict y,
-                             int64_t n) {
-  T partial[8] = {};
+/// out[j] = x_j·y for the J rows x_j = x + j·stride of n elements, each in
+/// eight interleaved partial sums (so that it vectorises) added pairwise at
+/// the end: J dots side by side, so that their chains of additions overlap.
+template <int J, typename T>
+RVNN_ALWAYS_INLINE void dotsBody(const T *__restrict x, int64_t stride,
+                                 const T *__restrict y, int64_t n,
+                                 T *__restrict out) {
+  using Vector = typename Lanes<T>::type;
+  constexpr int64_t kLanes = Lanes<T>::size, kRegisters = 8 / kLanes;
+  Vector partial[J][kRegisters] = {};
   int64_t k = 0;
   for (; k + 8 <= n; k += 8)
-    for (int u = 0; u < 8; ++u)
-      partial[u] += x[k + u] * y[k + u];
-  T sum = ((partial[0] + partial[1]) + (partial[2] + partial[3])) +
-          ((partial[4] + partial[5]) + (partial[6] + partial[7]));
-  for (; k < n; ++k)
-    sum += x[k] * y[k];
-  return sum;
+    for (int64_t r = 0; r < kRegisters; ++r) {
+      Vector yLanes;
+      Lanes<T>::load(yLanes, y + k + r * kLanes);
+      for (int j = 0; j < J; ++j) {
+        Vector xLanes;
+        Lanes<T>::load(xLanes, x + j * stride + k + r * kLanes);
+        partial[j][r] += xLanes * yLanes;
+      }
+    }
+  for (int j = 0; j < J; ++j) {
+    T p[8];
+    std::memcpy(p, partial[j], sizeof(p));
+    T sum = ((p[0] + p[1]) + (p[2] + p[3])) + ((p[4] + p[5]) + (p[6] + p[7]));
+    for (int64_t tail = k; tail < n; ++tail)
+      sum += x[j * stride + tail] * y[tail];
+    out[j] = sum;
+  }
 }
+
+/// Dots side by side.
+constexpr int kDotsAtOnce = 4;
 
 /// Shapes and pointers of one banded product: lhs [B, M, K], band [B, M, 2],
 /// rhs [B, K, N], all contiguous.
@@ -125,48 +198,86 @@ template <typename T> void forward(const Banded<T> &p, const T *base, T *out) {
   });
 }
 
-/// Batch entry b's dlhs (zeros outside the band) and drhs, where not null.
-template <typename T>
-RVNN_ALWAYS_INLINE void backwardBody(const Banded<T> &p, int64_t b, const T *dy,
-                                     T *dlhs, T *drhs) {
-  if (drhs)
-    std::fill(drhs + b * p.inner * p.columns,
-              drhs + (b + 1) * p.inner * p.columns, T(0));
+/// For each column k of lhs, the rows m whose band holds k, ascending: the
+/// band transposed (rows of rowsOf(k) = rows[start[k] .. start[k + 1])).
+struct ColumnRows {
+  std::vector<int64_t> start, rows;
+};
+
+template <typename T> ColumnRows columnRows(const Banded<T> &p, int64_t b) {
+  ColumnRows t;
+  t.start.assign(p.inner + 1, 0);
   for (int64_t m = 0; m < p.rows; ++m) {
     auto [lo, hi] = p.range(b, m);
-    const T *g = dy + (b * p.rows + m) * p.columns;
-    if (dlhs) {
+    for (int64_t k = lo; k < hi; ++k)
+      ++t.start[k + 1];
+  }
+  for (int64_t k = 0; k < p.inner; ++k)
+    t.start[k + 1] += t.start[k];
+  t.rows.resize(t.start[p.inner]);
+  std::vector<int64_t> next(t.start.begin(), t.start.end() - 1);
+  for (int64_t m = 0; m < p.rows; ++m) {
+    auto [lo, hi] = p.range(b, m);
+    for (int64_t k = lo; k < hi; ++k)
+      t.rows[next[k]++] = m;
+  }
+  return t;
+}
+
+/// Batch entry b's dlhs (zeros outside the band) and drhs, where not null:
+/// dlhs[m, k] = dy[m]·rhs[k] a few k at once; drhs[k] = Σ_m lhs[m, k]·dy[m]
+/// over the rows whose band holds k, ascending (the order of adding each
+/// row's share in turn), summed in registers.
+template <typename T>
+RVNN_ALWAYS_INLINE void backwardBody(const Banded<T> &p, int64_t b, const T *dy,
+                                     const ColumnRows *transposed, T *dlhs,
+                                     T *drhs) {
+  if (dlhs)
+    for (int64_t m = 0; m < p.rows; ++m) {
+      auto [lo, hi] = p.range(b, m);
+      const T *g = dy + (b * p.rows + m) * p.columns;
       T *row = dlhs + (b * p.rows + m) * p.inner;
       std::fill(row, row + p.inner, T(0));
-      for (int64_t k = lo; k < hi; ++k)
-        row[k] = dotBody(g, p.rhsRow(b, k), p.columns);
+      int64_t k = lo;
+      for (; k + kDotsAtOnce <= hi; k += kDotsAtOnce)
+        dotsBody<kDotsAtOnce>(p.rhsRow(b, k), p.columns, g, p.columns, row + k);
+      for (; k < hi; ++k)
+        dotsBody<1>(p.rhsRow(b, k), p.columns, g, p.columns, row + k);
     }
-    if (drhs) {
-      const T *a = p.lhsRow(b, m);
-      for (int64_t k = lo; k < hi; ++k)
-        axpyBody(drhs + (b * p.inner + k) * p.columns, a[k], g, p.columns);
+  if (drhs)
+    for (int64_t k = 0; k < p.inner; ++k) {
+      const int64_t *rows = transposed->rows.data() + transposed->start[k];
+      sumRows(
+          drhs + (b * p.inner + k) * p.columns, static_cast<const T *>(nullptr),
+          transposed->start[k + 1] - transposed->start[k],
+          [&](int64_t i) RVNN_INLINED { return p.lhsRow(b, rows[i])[k]; },
+          [&](int64_t i)
+              RVNN_INLINED { return dy + (b * p.rows + rows[i]) * p.columns; },
+          p.columns);
     }
-  }
 }
 
 template <typename T>
 RVNN_TARGET_AVX2 void backwardAvx2(const Banded<T> &p, int64_t b, const T *dy,
-                                   T *dlhs, T *drhs) {
-  backwardBody(p, b, dy, dlhs, drhs);
+                                   const ColumnRows *transposed, T *dlhs,
+                                   T *drhs) {
+  backwardBody(p, b, dy, transposed, dlhs, drhs);
 }
 
 template <typename T>
-void backwardBaseline(const Banded<T> &p, int64_t b, const T *dy, T *dlhs,
-                      T *drhs) {
-  backwardBody(p, b, dy, dlhs, drhs);
+void backwardBaseline(const Banded<T> &p, int64_t b, const T *dy,
+                      const ColumnRows *transposed, T *dlhs, T *drhs) {
+  backwardBody(p, b, dy, transposed, dlhs, drhs);
 }
 
 template <typename T>
 void backward(const Banded<T> &p, const T *dy, T *dlhs, T *drhs) {
   auto entry = useAvx2Builds() ? backwardAvx2<T> : backwardBaseline<T>;
   at::parallel_for(0, p.batch, 1, [&](int64_t begin, int64_t end) {
-    for (int64_t b = begin; b < end; ++b)
-      entry(p, b, dy, dlhs, drhs);
+    for (int64_t b = begin; b < end; ++b) {
+      const ColumnRows transposed = drhs ? columnRows(p, b) : ColumnRows();
+      entry(p, b, dy, &transposed, dlhs, drhs);
+    }
   });
 }
 

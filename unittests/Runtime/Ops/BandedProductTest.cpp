@@ -31,7 +31,8 @@ torch::Tensor reference(const torch::Tensor &lhs, const torch::Tensor &band,
 }
 
 struct Case {
-  int64_t widest;  // narrow bands take the loops, wide ones the BLAS
+  int64_t widest;  // narrow bands take the loops (8: several dots at once),
+                   // wide ones the BLAS
   int64_t columns; // N: whole register chunks and a remainder
 };
 
@@ -40,7 +41,8 @@ struct Case {
 // Forward and graph-free backward against ATen's masked product and its
 // autograd, float and double, on the loops and on the dense path.
 TEST(BandedProduct, MatchesTheMaskedProduct) {
-  for (Case c : {Case{2, 19}, Case{3, 32}, Case{20, 19}})
+  for (Case c :
+       {Case{2, 19}, Case{3, 32}, Case{3, 77}, Case{8, 77}, Case{20, 19}})
     for (auto dtype : {at::kFloat, at::kDouble}) {
       SCOPED_TRACE(std::string(c10::toString(dtype)) + " widest " +
                    std::to_string(c.widest) + " N " +
