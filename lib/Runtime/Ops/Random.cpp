@@ -197,12 +197,12 @@ RVNN_TARGET_AVX2 void drawGroupsAvx2(const DrawStream &stream, int64_t count,
 /// uniforms u of elements i = 0 .. count-1 drawn from `stream` (the mapping
 /// uniforms() documents) and advances the stream.
 template <typename Take>
-void drawUniforms(DrawStream &stream, int64_t count, const Take &take,
-                  bool avx2 = useAvx2Builds()) {
+void drawUniforms(DrawStream &stream, int64_t count, const Take &take) {
   const int64_t blocks = (count + kWordsPerBlock - 1) / kWordsPerBlock;
   // Block b's words depend on b alone, so any split of the work draws the
   // same numbers.
   const int64_t groups = (blocks + kLanes - 1) / kLanes;
+  const bool avx2 = useAvx2Builds();
   at::parallel_for(
       0, groups, /*grain_size=*/512, [&](int64_t begin, int64_t end) {
         if (avx2)
@@ -215,25 +215,12 @@ void drawUniforms(DrawStream &stream, int64_t count, const Take &take,
 
 } // namespace
 
-namespace {
-torch::Tensor uniformsWith(DrawStream &stream, at::IntArrayRef shape,
-                           bool avx2) {
+torch::Tensor uniforms(DrawStream &stream, at::IntArrayRef shape) {
   torch::Tensor result = torch::empty(shape, torch::kFloat);
   float *out = result.data_ptr<float>();
-  drawUniforms(
-      stream, result.numel(),
-      [out](int64_t i, float u) RVNN_INLINED { out[i] = u; }, avx2);
+  drawUniforms(stream, result.numel(),
+               [out](int64_t i, float u) RVNN_INLINED { out[i] = u; });
   return result;
-}
-} // namespace
-
-torch::Tensor uniforms(DrawStream &stream, at::IntArrayRef shape) {
-  return uniformsWith(stream, shape, useAvx2Builds());
-}
-
-torch::Tensor detail::portableUniforms(DrawStream &stream,
-                                       at::IntArrayRef shape) {
-  return uniformsWith(stream, shape, /*avx2=*/false);
 }
 
 torch::Tensor keepMask(DrawStream &stream, at::IntArrayRef shape, double rate,

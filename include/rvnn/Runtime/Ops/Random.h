@@ -46,12 +46,6 @@ torch::Tensor uniforms(DrawStream &stream, at::IntArrayRef shape);
 torch::Tensor keepMask(DrawStream &stream, at::IntArrayRef shape, double rate,
                        bool rescale, at::ScalarType dtype);
 
-namespace detail {
-/// uniforms() without the AVX2 Philox that it uses where the CPU has it:
-/// the portable path, for tests that the two draw the same.
-torch::Tensor portableUniforms(DrawStream &stream, at::IntArrayRef shape);
-} // namespace detail
-
 /// Gumbel(0, 1) noise -log(-log(u)) with u = uniforms(stream, shape),
 /// computed in `options`' dtype and placed on its device.
 torch::Tensor gumbelNoise(DrawStream &stream, at::IntArrayRef shape,
