@@ -133,6 +133,12 @@ torch::Tensor stridedSlice(const torch::Tensor &source, const SliceSpec &spec,
 void addIntoWindow(torch::Tensor &grad, const SliceSpec &spec,
                    torch::Tensor dy);
 
+/// Whether nothing but the caller's `tensor` holds its elements: no other
+/// reference to it, no view of its storage, no overlapping elements, no
+/// autograd history. An op may then write its result into it (after
+/// Frame::takeTensor at the operand's last read).
+bool soleHolder(const torch::Tensor &tensor);
+
 /// A neighbour_retrieve or neighbour_band op's direction attribute.
 ops::Direction neighbourDirection(const PlanOp &op);
 /// A pool op's kind attribute.

@@ -176,14 +176,6 @@ void slice(Executor &, const PlanOp &op, Frame &frame) {
                                /*dropDims=*/true));
 }
 
-/// Whether nothing but the caller's `tensor` holds its elements: no other
-/// reference to it, no view of its storage, no overlapping elements, no
-/// autograd history.
-bool soleHolder(const Tensor &tensor) {
-  return tensor.use_count() == 1 && tensor.storage().use_count() == 1 &&
-         tensor.is_non_overlapping_and_dense() && !tensor.requires_grad();
-}
-
 /// `into` with `update` added into a window of it. In `into`'s buffer when
 /// this op is its last reader (Frame::takeTensor) and nothing else holds it:
 /// the compiled backward's slice cotangents join their source's that way;
@@ -263,6 +255,11 @@ void registerViewOps(OpRegistry &r) {
   r[exec::AddIntoWindowOp::name] = addIntoWindowOp;
   r[exec::ConcatOp::name] = concat;
   r[exec::TransposeOp::name] = transpose;
+}
+
+bool soleHolder(const Tensor &tensor) {
+  return tensor.use_count() == 1 && tensor.storage().use_count() == 1 &&
+         tensor.is_non_overlapping_and_dense() && !tensor.requires_grad();
 }
 
 } // namespace rvnn::runtime

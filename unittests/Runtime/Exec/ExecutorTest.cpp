@@ -275,6 +275,60 @@ TEST(Executor, AddIntoWindowWritesOnlyIntoASoleBuffer) {
   }
 }
 
+TEST(Executor, AddWritesIntoAnOperandItReadsLast) {
+  Plan plan;
+  ExecutionContext context;
+  Executor executor(
+      plan, [](const std::string &) { return torch::Tensor(); }, context);
+  PlanOp add;
+  add.name = str(exec::ElementwiseOp::name);
+  add.loc = "test.mlir:1:1";
+  add.operands = {0, 1};
+  add.results = {2};
+  add.resultTypes = {{"f32", {3, 5}}};
+  add.attrs = {{"fn", "add"}};
+  // Which operand's buffer the sum took (-1: a new one), checking the sum
+  // and that an operand read again is unchanged.
+  auto writtenInto = [&](std::vector<bool> lastUses, torch::Tensor a,
+                         torch::Tensor b) {
+    add.lastUses = lastUses;
+    const torch::Tensor expected = a + b, aBefore = a.clone(),
+                        bBefore = b.clone();
+    const void *buffers[] = {a.data_ptr(), b.data_ptr()};
+    Frame frame(3);
+    frame.bind(0, std::move(a));
+    frame.bind(1, std::move(b));
+    execOpHandlers().at(add.name)(executor, add, frame);
+    torch::Tensor result = std::get<torch::Tensor>(frame.get(add, 2));
+    EXPECT_TRUE(torch::equal(result, expected));
+    if (!lastUses[0]) {
+      EXPECT_TRUE(torch::equal(frame.tensor(add, 0), aBefore));
+    }
+    if (!lastUses[1]) {
+      EXPECT_TRUE(torch::equal(frame.tensor(add, 1), bBefore));
+    }
+    for (int i : {0, 1})
+      if (result.data_ptr() == buffers[i])
+        return i;
+    return -1;
+  };
+  auto full = [] { return torch::rand({3, 5}); };
+  EXPECT_EQ(writtenInto({true, false}, full(), full()), 0);
+  EXPECT_EQ(writtenInto({false, true}, full(), full()), 1);
+  EXPECT_EQ(writtenInto({false, false}, full(), full()), -1);
+  // A broadcast operand cannot hold the sum; the full one can.
+  EXPECT_EQ(writtenInto({true, false}, torch::rand({3, 1}), full()), -1);
+  EXPECT_EQ(writtenInto({true, true}, torch::rand({3, 1}), full()), 1);
+  // Nor can one whose storage a view shares.
+  torch::Tensor view;
+  auto viewed = [&] {
+    torch::Tensor viewedTensor = full();
+    view = viewedTensor.select(0, 0);
+    return viewedTensor;
+  };
+  EXPECT_EQ(writtenInto({true, false}, viewed(), full()), -1);
+}
+
 /// forward(h0, inc, halt, n) = recurse (h = h0) halting <per_sample>
 /// max_steps n { h' = h + inc; yield h' halt %halt }.
 Plan haltingPlan() {
