@@ -222,113 +222,6 @@ TEST(Executor, LastUsesSeeReadsInNestedRegions) {
 // the result; a buffer with a view alive, or one read again later, is
 // copied and left as it was. An update of another shape than the window's
 // is an error naming both.
-TEST(Executor, AddIntoWindowWritesOnlyIntoASoleBuffer) {
-  Plan plan;
-  ExecutionContext context;
-  Executor executor(
-      plan, [](const std::string &) { return torch::Tensor(); }, context);
-  PlanOp add;
-  add.name = str(exec::AddIntoWindowOp::name);
-  add.loc = "test.mlir:1:1";
-  add.operands = {0, 1};
-  add.results = {2};
-  add.resultTypes = {{"f32", {3, 5}}};
-  add.attrs = columnWindow(1);
-  const torch::Tensor update = torch::ones({3, 2});
-  torch::Tensor expected = torch::zeros({3, 5});
-  expected.slice(1, 1, 3) += 1;
-  // Returns whether the result is `into`'s buffer, checking its value and
-  // that a copied `into` is unchanged.
-  auto writesInPlace = [&](bool lastUse, bool keepView) {
-    add.lastUses = {lastUse, false};
-    Frame frame(3);
-    torch::Tensor into = torch::zeros({3, 5});
-    const void *buffer = into.data_ptr();
-    torch::Tensor view = keepView ? into.select(0, 0) : torch::Tensor();
-    frame.bind(0, std::move(into));
-    frame.bind(1, update);
-    execOpHandlers().at(add.name)(executor, add, frame);
-    torch::Tensor result = std::get<torch::Tensor>(frame.get(add, 2));
-    EXPECT_TRUE(torch::equal(result, expected));
-    if (keepView) {
-      EXPECT_TRUE(torch::equal(view, torch::zeros({5})));
-    }
-    if (!lastUse) {
-      EXPECT_TRUE(torch::equal(frame.tensor(add, 0), torch::zeros({3, 5})));
-    }
-    return result.data_ptr() == buffer;
-  };
-  EXPECT_TRUE(writesInPlace(/*lastUse=*/true, /*keepView=*/false));
-  EXPECT_FALSE(writesInPlace(/*lastUse=*/true, /*keepView=*/true));
-  EXPECT_FALSE(writesInPlace(/*lastUse=*/false, /*keepView=*/false));
-
-  Frame frame(3);
-  frame.bind(0, torch::zeros({3, 5}));
-  frame.bind(1, torch::ones({2, 2}));
-  try {
-    execOpHandlers().at(add.name)(executor, add, frame);
-    FAIL() << "a [2, 2] update does not fit a [3, 2] window";
-  } catch (const PlanError &error) {
-    EXPECT_EQ(std::string(error.what()),
-              "test.mlir:1:1: rvnn_exec.add_into_window: update of shape "
-              "[2, 2] for a window of shape [3, 2]");
-  }
-}
-
-TEST(Executor, AddWritesIntoAnOperandItReadsLast) {
-  Plan plan;
-  ExecutionContext context;
-  Executor executor(
-      plan, [](const std::string &) { return torch::Tensor(); }, context);
-  PlanOp add;
-  add.name = str(exec::ElementwiseOp::name);
-  add.loc = "test.mlir:1:1";
-  add.operands = {0, 1};
-  add.results = {2};
-  add.resultTypes = {{"f32", {3, 5}}};
-  add.attrs = {{"fn", "add"}};
-  // Which operand's buffer the sum took (-1: a new one), checking the sum
-  // and that an operand read again is unchanged.
-  auto writtenInto = [&](std::vector<bool> lastUses, torch::Tensor a,
-                         torch::Tensor b) {
-    add.lastUses = lastUses;
-    const torch::Tensor expected = a + b, aBefore = a.clone(),
-                        bBefore = b.clone();
-    const void *buffers[] = {a.data_ptr(), b.data_ptr()};
-    Frame frame(3);
-    frame.bind(0, std::move(a));
-    frame.bind(1, std::move(b));
-    execOpHandlers().at(add.name)(executor, add, frame);
-    torch::Tensor result = std::get<torch::Tensor>(frame.get(add, 2));
-    EXPECT_TRUE(torch::equal(result, expected));
-    if (!lastUses[0]) {
-      EXPECT_TRUE(torch::equal(frame.tensor(add, 0), aBefore));
-    }
-    if (!lastUses[1]) {
-      EXPECT_TRUE(torch::equal(frame.tensor(add, 1), bBefore));
-    }
-    for (int i : {0, 1})
-      if (result.data_ptr() == buffers[i])
-        return i;
-    return -1;
-  };
-  auto full = [] { return torch::rand({3, 5}); };
-  EXPECT_EQ(writtenInto({true, false}, full(), full()), 0);
-  EXPECT_EQ(writtenInto({false, true}, full(), full()), 1);
-  EXPECT_EQ(writtenInto({false, false}, full(), full()), -1);
-  // A broadcast operand cannot hold the sum; the full one can.
-  EXPECT_EQ(writtenInto({true, false}, torch::rand({3, 1}), full()), -1);
-  EXPECT_EQ(writtenInto({true, true}, torch::rand({3, 1}), full()), 1);
-  // Nor can one whose storage a view shares.
-  torch::Tensor view;
-  auto viewed = [&] {
-    torch::Tensor viewedTensor = full();
-    view = viewedTensor.select(0, 0);
-    return viewedTensor;
-  };
-  EXPECT_EQ(writtenInto({true, false}, viewed(), full()), -1);
-}
-
 /// forward(h0, inc, halt, n) = recurse (h = h0) halting <per_sample>
 /// max_steps n { h' = h + inc; yield h' halt %halt }.
 Plan haltingPlan() {
@@ -721,6 +614,20 @@ protected:
         run(opName, std::move(operands), std::move(type), std::move(attrs)));
   }
 
+  /// An op `opName` of operands 0 and 1 and result 2, at test.mlir:1:1, for
+  /// a test that runs its handler on a frame of its own.
+  static PlanOp binaryOp(std::string_view opName, ValueType resultType,
+                         json attrs) {
+    PlanOp op;
+    op.name = str(opName);
+    op.loc = "test.mlir:1:1";
+    op.operands = {0, 1};
+    op.results = {2};
+    op.resultTypes = {std::move(resultType)};
+    op.attrs = std::move(attrs);
+    return op;
+  }
+
   int64_t integer(contract::IndexArithKind kind, int64_t a, int64_t b) {
     return std::get<int64_t>(run(exec::IndexArithOp::name, {a, b},
                                  {"index", {}, false},
@@ -733,6 +640,95 @@ protected:
 };
 
 } // namespace
+
+TEST_F(ExecOps, AddIntoWindowWritesOnlyIntoASoleBuffer) {
+  PlanOp add =
+      binaryOp(exec::AddIntoWindowOp::name, {"f32", {3, 5}}, columnWindow(1));
+  const torch::Tensor update = torch::ones({3, 2});
+  torch::Tensor expected = torch::zeros({3, 5});
+  expected.slice(1, 1, 3) += 1;
+  // Returns whether the result is `into`'s buffer, checking its value and
+  // that a copied `into` is unchanged.
+  auto writesInPlace = [&](bool lastUse, bool keepView) {
+    add.lastUses = {lastUse, false};
+    Frame frame(3);
+    torch::Tensor into = torch::zeros({3, 5});
+    const void *buffer = into.data_ptr();
+    torch::Tensor view = keepView ? into.select(0, 0) : torch::Tensor();
+    frame.bind(0, std::move(into));
+    frame.bind(1, update);
+    execOpHandlers().at(add.name)(executor, add, frame);
+    torch::Tensor result = std::get<torch::Tensor>(frame.get(add, 2));
+    EXPECT_TRUE(torch::equal(result, expected));
+    if (keepView) {
+      EXPECT_TRUE(torch::equal(view, torch::zeros({5})));
+    }
+    if (!lastUse) {
+      EXPECT_TRUE(torch::equal(frame.tensor(add, 0), torch::zeros({3, 5})));
+    }
+    return result.data_ptr() == buffer;
+  };
+  EXPECT_TRUE(writesInPlace(/*lastUse=*/true, /*keepView=*/false));
+  EXPECT_FALSE(writesInPlace(/*lastUse=*/true, /*keepView=*/true));
+  EXPECT_FALSE(writesInPlace(/*lastUse=*/false, /*keepView=*/false));
+
+  Frame frame(3);
+  frame.bind(0, torch::zeros({3, 5}));
+  frame.bind(1, torch::ones({2, 2}));
+  try {
+    execOpHandlers().at(add.name)(executor, add, frame);
+    FAIL() << "a [2, 2] update does not fit a [3, 2] window";
+  } catch (const PlanError &error) {
+    EXPECT_EQ(std::string(error.what()),
+              "test.mlir:1:1: rvnn_exec.add_into_window: update of shape "
+              "[2, 2] for a window of shape [3, 2]");
+  }
+}
+
+TEST_F(ExecOps, AddWritesIntoAnOperandItReadsLast) {
+  PlanOp add =
+      binaryOp(exec::ElementwiseOp::name, {"f32", {3, 5}}, {{"fn", "add"}});
+  // Which operand's buffer the sum took (-1: a new one), checking the sum
+  // and that an operand read again is unchanged.
+  auto writtenInto = [&](std::vector<bool> lastUses, torch::Tensor a,
+                         torch::Tensor b) {
+    add.lastUses = lastUses;
+    const torch::Tensor expected = a + b, aBefore = a.clone(),
+                        bBefore = b.clone();
+    const void *buffers[] = {a.data_ptr(), b.data_ptr()};
+    Frame frame(3);
+    frame.bind(0, std::move(a));
+    frame.bind(1, std::move(b));
+    execOpHandlers().at(add.name)(executor, add, frame);
+    torch::Tensor result = std::get<torch::Tensor>(frame.get(add, 2));
+    EXPECT_TRUE(torch::equal(result, expected));
+    if (!lastUses[0]) {
+      EXPECT_TRUE(torch::equal(frame.tensor(add, 0), aBefore));
+    }
+    if (!lastUses[1]) {
+      EXPECT_TRUE(torch::equal(frame.tensor(add, 1), bBefore));
+    }
+    for (int i : {0, 1})
+      if (result.data_ptr() == buffers[i])
+        return i;
+    return -1;
+  };
+  auto full = [] { return torch::rand({3, 5}); };
+  EXPECT_EQ(writtenInto({true, false}, full(), full()), 0);
+  EXPECT_EQ(writtenInto({false, true}, full(), full()), 1);
+  EXPECT_EQ(writtenInto({false, false}, full(), full()), -1);
+  // A broadcast operand cannot hold the sum; the full one can.
+  EXPECT_EQ(writtenInto({true, false}, torch::rand({3, 1}), full()), -1);
+  EXPECT_EQ(writtenInto({true, true}, torch::rand({3, 1}), full()), 1);
+  // Nor can one whose storage a view shares.
+  torch::Tensor view;
+  auto viewed = [&] {
+    torch::Tensor viewedTensor = full();
+    view = viewedTensor.select(0, 0);
+    return viewedTensor;
+  };
+  EXPECT_EQ(writtenInto({true, false}, viewed(), full()), -1);
+}
 
 TEST_F(ExecOps, GemmTransposedMatrixIsTheLinearLayer) {
   torch::manual_seed(0);
