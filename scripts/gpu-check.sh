@@ -23,8 +23,11 @@ prepare() {
   local dir=$1 prefix=$1/prefix lib=/usr/lib/x86_64-linux-gnu
   rm -rf "$dir" && mkdir -p "$dir/models" "$prefix/include/x86_64-linux-gnu" \
     "$prefix/lib/x86_64-linux-gnu/cmake" "$prefix/share/cmake"
+  # Portable CPU kernels (AVX2): that machine's CPU may not run this one's
+  # newest level.
   for m in $MODELS; do
-    "$ROOT/build/bin/rvnn-run" compile "$ROOT/models/$m.mlir" -o "$dir/models/$m" >/dev/null || exit 1
+    "$ROOT/build/bin/rvnn-run" compile "$ROOT/models/$m.mlir" -o "$dir/models/$m" \
+      --cpu x86-64-v3 >/dev/null || exit 1
   done
   cp -r /usr/include/{gtest,gmock,nlohmann,openssl} "$prefix/include/"
   cp -r /usr/include/x86_64-linux-gnu/openssl "$prefix/include/x86_64-linux-gnu/"

@@ -55,6 +55,8 @@ bool ::rvnn::compiler::compileModel(const CompileOptions &options) {
   mlir::rvnn::buildCompilePipeline(pm, pipelineOptions);
   if (failed(pm.run(*module)))
     return false;
+  mlir::rvnn::KernelTarget target;
+  target.cpu = options.kernelCpu;
   return succeeded(mlir::rvnn::writeCompiledModel(
-      *module, options.outputDir, options.modelPath, sourceText));
+      *module, options.outputDir, options.modelPath, sourceText, target));
 }

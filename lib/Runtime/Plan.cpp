@@ -1,5 +1,6 @@
 #include "rvnn/Runtime/Plan.h"
 #include "rvnn/Dialect/Exec/ExecContract.h"
+#include "rvnn/Dialect/Exec/HostCpu.h"
 #include "rvnn/Runtime/KernelLibrary.h"
 
 #include <algorithm>
@@ -321,6 +322,24 @@ readCudaKernelCode(const Reader &cuda,
 /// `plan` and, with `load`, loads the library. `roles` maps each listed
 /// file's path to its role; the library must be one of them with role
 /// `kernels`, so its SHA-256 was checked.
+/// Refuses a kernel library of an x86-64 level this CPU does not run: its
+/// first AVX-512 instruction would kill the process.
+void checkCpuLevel(const Reader &kernels) {
+  const std::string cpu = kernels.string("cpu");
+  if (contract::hostRunsCpuLevel(cpu))
+    return;
+  const auto &levels = contract::kKernelCpuLevels;
+  if (std::find(levels.begin(), levels.end(), cpu) == levels.end())
+    kernels.fail("cpu: '" + cpu +
+                 "' is not an x86-64 level this runtime knows; recompile the "
+                 "model (rvnn-run compile)");
+  kernels.fail("cpu: the kernels were compiled for " + cpu +
+               ", which this CPU does not run; recompile the model on this "
+               "machine, or with --cpu " +
+               std::string(contract::hostCpuLevel()) +
+               " for the machines it is to run on");
+}
+
 void readKernels(const Reader &manifest,
                  const std::map<std::string, std::string> &roles, bool load,
                  Plan &plan) {
@@ -337,6 +356,7 @@ void readKernels(const Reader &manifest,
         plan.directory);
   if (!load)
     return;
+  checkCpuLevel(kernels);
   std::string abi = kernels.string("abi");
   std::vector<std::string> symbols;
   for (const json &symbol : kernels.array("symbols")) {

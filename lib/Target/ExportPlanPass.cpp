@@ -27,7 +27,10 @@ struct ExportPlanPass
       source = loc.getFilename().str();
     if (auto buffer = llvm::MemoryBuffer::getFile(source))
       sourceText = (*buffer)->getBuffer().str();
-    if (failed(mlir::rvnn::writeCompiledModel(module, dir, source, sourceText)))
+    mlir::rvnn::KernelTarget target;
+    target.cpu = cpu;
+    if (failed(mlir::rvnn::writeCompiledModel(module, dir, source, sourceText,
+                                              target)))
       signalPassFailure();
     markAllAnalysesPreserved();
   }

@@ -353,6 +353,8 @@ LogicalResult writeModelFiles(ModuleOp module, const json::Value &plan,
                            {"cpu", library->cpu},
                            {"symbols", json::Array(library->symbols)},
                            {"cuda", std::move(cudaKernels)}};
+    if (!library->tuneCpu.empty())
+      (*kernels)["tune_cpu"] = library->tuneCpu;
   }
   json::Object manifest{
       {"format", StringRef(contract::kModelFormat)},

@@ -414,6 +414,10 @@ bool emitExecContract(const RecordKeeper &records, llvm::raw_ostream &os) {
   if (cudaBlockSize <= 0 || cudaBlockSize > 1024)
     llvm::PrintFatalError(format, "rvnn-tblgen: cudaBlockSize must be in "
                                   "[1, 1024] (CUDA's threads per block)");
+  std::vector<StringRef> cpuLevels =
+      format->getValueAsListOfStrings("kernelCpuLevels");
+  if (cpuLevels.empty())
+    llvm::PrintFatalError(format, "rvnn-tblgen: kernelCpuLevels is empty");
 
   // The ops and the enums they use.
   std::vector<OpEntry> ops;
@@ -474,7 +478,13 @@ bool emitExecContract(const RecordKeeper &records, llvm::raw_ostream &os) {
   os << "inline constexpr std::string_view kCudaKernelAbi = \""
      << escaped(cudaKernelAbi) << "\";\n";
   os << "inline constexpr std::int64_t kCudaBlockSize = " << cudaBlockSize
-     << ";\n\n";
+     << ";\n";
+  os << "inline constexpr std::array<std::string_view, " << cpuLevels.size()
+     << "> kKernelCpuLevels = {";
+  llvm::interleaveComma(cpuLevels, os, [&](StringRef level) {
+    os << "\"" << escaped(level) << "\"";
+  });
+  os << "};\n\n";
 
   os << "// Execution kind of an op (the op's `executionKind` in ODS).\n";
   os << "enum class OpKind { ";

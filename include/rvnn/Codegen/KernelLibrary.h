@@ -24,8 +24,10 @@ inline constexpr llvm::StringLiteral kKernelLibraryFile = "kernels.so";
 struct KernelTarget {
   /// LLVM target triple; empty: the host's.
   std::string triple;
-  /// CPU name for LLVM (-mcpu). x86-64-v3 is portable AVX2 + FMA.
-  std::string cpu = "x86-64-v3";
+  /// The x86-64 level to compile for (LLVM's CPU name, one of
+  /// contract::kKernelCpuLevels: x86-64-v3 is AVX2 + FMA, x86-64-v4 adds
+  /// AVX-512); empty: the newest level this machine runs, tuned for its CPU.
+  std::string cpu;
   /// Extra LLVM target features ("+avx512f,..."); empty: the CPU's.
   std::string features;
 };
@@ -36,6 +38,9 @@ struct KernelLibraryInfo {
   std::string fileName;
   std::string triple;
   std::string cpu;
+  /// The CPU the code is tuned for (LLVM's `tune-cpu`); empty: the level's
+  /// generic tuning.
+  std::string tuneCpu;
   /// Exported entry points, `rvnn_kernel_<name>`, sorted.
   std::vector<std::string> symbols;
 };

@@ -12,6 +12,9 @@ struct CompileOptions {
   std::string
       libraryPath; ///< shared cells; empty: <model dir>/cells.mlir if present
   std::string outputDir; ///< compiled-model directory to write
+  /// x86-64 level of the CPU kernels; empty: the newest this machine runs
+  /// (KernelTarget::cpu).
+  std::string kernelCpu;
 };
 
 /// Runs the compile pipeline and writes the compiled model. Diagnostics go to

@@ -184,7 +184,10 @@ def RvnnExportPlan : Pass<"rvnn-export-plan", "::mlir::ModuleOp"> {
   }];
   let options = [
     Option<"dir", "dir", "std::string", /*default=*/"\"\"",
-           "Compiled-model directory to write">
+           "Compiled-model directory to write">,
+    Option<"cpu", "cpu", "std::string", /*default=*/"\"\"",
+           "x86-64 level of the CPU kernels (x86-64-v3, x86-64-v4, ...); "
+           "default: the newest this machine runs, tuned for its CPU">
   ];
 }
 

@@ -58,10 +58,13 @@ class Exec_Op<string mnemonic, string kind, list<Trait> traits = []>
 // kernel ABI (`cudaKernelAbi`): the PTX entry `<kernelSymbolPrefix>K` takes
 // the fields of every argument's memref descriptor as consecutive parameters
 // and is launched with `cudaBlockSize` threads per block, one per element
-// (docs/compiled-model-format.md).
+// (docs/compiled-model-format.md). `cpuLevels`: the x86-64 micro-architecture
+// levels (LLVM's CPU names, oldest first) a CPU kernel library may be
+// compiled for, the manifest's `kernels.cpu`; the runtime refuses a library
+// of a level its CPU does not run.
 class Exec_FormatInfo<int version, string model, string plan, string abi,
                       string symbolPrefix, string gradSuffix, string cudaAbi,
-                      int cudaThreads> {
+                      int cudaThreads, list<string> cpuLevels> {
   int formatVersion = version;
   string modelFormat = model;
   string planFormat = plan;
@@ -70,6 +73,7 @@ class Exec_FormatInfo<int version, string model, string plan, string abi,
   string kernelGradSuffix = gradSuffix;
   string cudaKernelAbi = cudaAbi;
   int cudaBlockSize = cudaThreads;
+  list<string> kernelCpuLevels = cpuLevels;
 }
 // Version 3: compiler-derived backward functions (call, vjp) and
 // counter-based random draws; version 2: programs in rvnn_exec only, every
@@ -80,6 +84,8 @@ class Exec_FormatInfo<int version, string model, string plan, string abi,
 // strided; v1: contiguous.
 def Exec_Format : Exec_FormatInfo<3, "rvnn-compiled-model", "rvnn-plan",
                                   "rvnn-memref-v4", "rvnn_kernel_", "_grad",
-                                  "rvnn-cuda-v1", 128>;
+                                  "rvnn-cuda-v1", 128,
+                                  ["x86-64", "x86-64-v2", "x86-64-v3",
+                                   "x86-64-v4"]>;
 
 #endif // RVNN_EXEC_DIALECT_TD
