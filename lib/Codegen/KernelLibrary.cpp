@@ -48,7 +48,7 @@ void initializeTargets() {
 /// Sets `info`'s level and tuning: an explicit level as given, with the
 /// level's generic tuning (a library meant for other machines); by default
 /// the newest level this machine runs, tuned for its CPU (LLVM's tuning then
-/// picks the vector width: 512 bits on Zen 4, where the kernels ran 1.3-2.2x
+/// picks the vector width: 512 bits on Zen 4, where the kernels ran 1.3-2.4x
 /// faster than at x86-64-v3, bench/README.md session 37).
 LogicalResult resolveCpu(Location loc, const mlir::rvnn::KernelTarget &target,
                          mlir::rvnn::KernelLibraryInfo &info) {
