@@ -480,7 +480,7 @@ bool emitExecContract(const RecordKeeper &records, llvm::raw_ostream &os) {
   os << "inline constexpr std::int64_t kCudaBlockSize = " << cudaBlockSize
      << ";\n";
   os << "inline constexpr std::array<std::string_view, " << cpuLevels.size()
-     << "> kKernelCpuLevels = {";
+     << "> kKernelCpuLevels = {\n    ";
   llvm::interleaveComma(cpuLevels, os, [&](StringRef level) {
     os << "\"" << escaped(level) << "\"";
   });

@@ -26,7 +26,8 @@ inline constexpr std::string_view kKernelSymbolPrefix = "rvnn_kernel_";
 inline constexpr std::string_view kKernelGradSuffix = "_grad";
 inline constexpr std::string_view kCudaKernelAbi = "rvnn-cuda-v1";
 inline constexpr std::int64_t kCudaBlockSize = 128;
-inline constexpr std::array<std::string_view, 4> kKernelCpuLevels = {"x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4"};
+inline constexpr std::array<std::string_view, 4> kKernelCpuLevels = {
+    "x86-64", "x86-64-v2", "x86-64-v3", "x86-64-v4"};
 
 // Execution kind of an op (the op's `executionKind` in ODS).
 enum class OpKind { Control, Scalar, View, Library, Kernel };
