@@ -88,7 +88,10 @@ of a step (forward and backward, recorded from ATen in one more step of
 their own, so that the recording does not slow the profiled step's ops)
 again by itself, on operands of the same shapes and layouts: the time this
 BLAS needs for the step's products, which small or thin products keep
-above the floor.
+above the floor. The JSON's gemm_shapes lists the recorded calls by kind
+(function, operand sizes and strides), the most time first, each with its
+calls, time in the recorded step and rate in GFLOP/s: which products run
+below the SGEMM rate.
 The peak RSS is reset before each bucket where Linux allows it
 (/proc/self/clear_refs); rss_delta is the peak minus the RSS at the
 bucket's start.

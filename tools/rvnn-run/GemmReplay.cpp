@@ -17,6 +17,7 @@
 #include <map>
 #include <set>
 #include <stdexcept>
+#include <tuple>
 
 #include <torch/torch.h>
 
@@ -161,6 +162,40 @@ GemmRecorder::GemmRecorder() {
 GemmRecorder::~GemmRecorder() {
   at::removeCallback(handle);
   activeRecorder = nullptr;
+}
+
+double gemmMultiplyAdds(const GemmCall &call) {
+  if (call.sizes.size() < 2)
+    return 0;
+  const std::vector<int64_t> &rows = call.sizes[call.sizes.size() - 2];
+  const std::vector<int64_t> &columns = call.sizes.back();
+  double elements = 1;
+  for (int64_t size : rows)
+    elements *= static_cast<double>(size);
+  return elements *
+         (columns.size() >= 2 ? static_cast<double>(columns.back()) : 1.0);
+}
+
+std::vector<GemmShape> gemmShapes(const std::vector<GemmCall> &calls) {
+  using Key = std::tuple<std::string, std::vector<std::vector<int64_t>>,
+                         std::vector<std::vector<int64_t>>>;
+  std::map<Key, size_t> index;
+  std::vector<GemmShape> shapes;
+  for (const GemmCall &call : calls) {
+    auto [it, added] = index.try_emplace(
+        Key{call.function, call.sizes, call.strides}, shapes.size());
+    if (added)
+      shapes.push_back({call.function, call.sizes, call.strides});
+    GemmShape &shape = shapes[it->second];
+    ++shape.calls;
+    shape.stepMs += call.stepMs;
+    shape.multiplyAdds += gemmMultiplyAdds(call);
+  }
+  std::stable_sort(shapes.begin(), shapes.end(),
+                   [](const GemmShape &a, const GemmShape &b) {
+                     return a.stepMs > b.stepMs;
+                   });
+  return shapes;
 }
 
 double replayGemmsMs(const std::vector<GemmCall> &calls, int rounds) {

@@ -37,6 +37,23 @@ private:
   uint64_t handle; ///< at::CallbackHandle (ATen's record_function.h)
 };
 
+/// The multiply-adds of `call`: its two matrix operands are the last two
+/// (the first of an add form is the added term), the first read as rows of
+/// its last dim, the second giving the columns (one for a vector).
+double gemmMultiplyAdds(const GemmCall &call);
+
+/// The calls of one kind (function, sizes and strides) in a step.
+struct GemmShape {
+  std::string function;
+  std::vector<std::vector<int64_t>> sizes, strides;
+  int64_t calls = 0;
+  double stepMs = 0;       ///< their time in the step, together
+  double multiplyAdds = 0; ///< together
+};
+
+/// `calls` grouped by kind, the kinds that took the most time first.
+std::vector<GemmShape> gemmShapes(const std::vector<GemmCall> &calls);
+
 /// The time `calls` take by themselves, issued again in order on operands of
 /// the same sizes, strides and type (random values; one buffer per distinct
 /// shape): a floor for the step that made them under the same BLAS and

@@ -47,6 +47,22 @@ nlohmann::json timeByOp(const ExecutionProfile &profile) {
   return byOp;
 }
 
+/// Per kind of BLAS call: its operands, calls, time in the step and rate
+/// (GFLOP/s, two per multiply-add).
+nlohmann::json gemmShapesJson(const std::vector<GemmShape> &shapes) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const GemmShape &shape : shapes)
+    list.push_back({{"function", shape.function},
+                    {"sizes", shape.sizes},
+                    {"strides", shape.strides},
+                    {"calls", shape.calls},
+                    {"step_ms", shape.stepMs},
+                    {"gflop_per_s", shape.stepMs > 0 ? 2 * shape.multiplyAdds /
+                                                           shape.stepMs * 1e-6
+                                                     : 0}});
+  return list;
+}
+
 /// " gemm 1.49 ms (17) ..." for the `most` ops that took the most time.
 void printTimeByOp(std::ostream &os, const ExecutionProfile &profile,
                    size_t most) {
@@ -118,6 +134,7 @@ StepProfile profileStep(runtime::CompiledModel &model,
   for (const GemmCall &call : gemms)
     result.gemmStepMs += call.stepMs;
   result.gemmReplayMs = replayGemmsMs(gemms);
+  result.gemmShapes = gemmShapes(gemms);
   return result;
 }
 
@@ -166,6 +183,7 @@ nlohmann::json toJson(const StepProfile &profile) {
       {"gemm_calls", profile.gemmCalls},
       {"gemm_replay_ms", profile.gemmReplayMs},
       {"gemm_step_ms", profile.gemmStepMs},
+      {"gemm_shapes", gemmShapesJson(profile.gemmShapes)},
       {"backward_dispatches", profile.backward.dispatches()},
       {"backward_autograd_rule_vjps", profile.backward.autogradRuleVjps},
       {"backward_time_by_op", timeByOp(profile.backward)}};

@@ -3,9 +3,11 @@
 
 #include <cstdint>
 #include <ostream>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "GemmReplay.h"
 #include "rvnn/Runtime/CompiledModel.h"
 #include "rvnn/Runtime/Profile.h"
 
@@ -26,6 +28,8 @@ struct StepProfile {
   /// The same calls' time in the step itself (their operands as the step
   /// left them in the caches, which the replay's warm buffers are not).
   double gemmStepMs = 0;
+  /// The calls by kind, the most time first.
+  std::vector<GemmShape> gemmShapes;
 };
 
 /// Runs forward + backward on `batch` twice: once recording its BLAS calls
