@@ -90,8 +90,9 @@ again by itself, on operands of the same shapes and layouts: the time this
 BLAS needs for the step's products, which small or thin products keep
 above the floor. The JSON's gemm_shapes lists the recorded calls by kind
 (function, operand sizes and strides), the most time first, each with its
-calls, time in the recorded step and rate in GFLOP/s: which products run
-below the SGEMM rate.
+calls and its time and rate in GFLOP/s in the recorded step and replayed:
+which products run below the SGEMM rate, and whether by their shape
+(replayed too) or by the step's state of the caches (in the step only).
 The peak RSS is reset before each bucket where Linux allows it
 (/proc/self/clear_refs); rss_delta is the peak minus the RSS at the
 bucket's start.

@@ -124,6 +124,13 @@ at::Tensor stridedRandom(const std::vector<int64_t> &sizes,
       .as_strided(sizes, strides);
 }
 
+double median(std::vector<double> values) {
+  if (values.empty())
+    return 0;
+  std::sort(values.begin(), values.end());
+  return values[values.size() / 2];
+}
+
 at::Tensor run(const GemmCall &call, const std::vector<at::Tensor> &t) {
   const std::string &f = call.function;
   if (f == "mm")
@@ -189,6 +196,7 @@ std::vector<GemmShape> gemmShapes(const std::vector<GemmCall> &calls) {
     GemmShape &shape = shapes[it->second];
     ++shape.calls;
     shape.stepMs += call.stepMs;
+    shape.replayMs += call.replayMs;
     shape.multiplyAdds += gemmMultiplyAdds(call);
   }
   std::stable_sort(shapes.begin(), shapes.end(),
@@ -198,7 +206,7 @@ std::vector<GemmShape> gemmShapes(const std::vector<GemmCall> &calls) {
   return shapes;
 }
 
-double replayGemmsMs(const std::vector<GemmCall> &calls, int rounds) {
+double replayGemmsMs(std::vector<GemmCall> &calls, int rounds) {
   torch::NoGradGuard noGrad;
   // One operand buffer per distinct (sizes, strides, type).
   using Key =
@@ -216,21 +224,27 @@ double replayGemmsMs(const std::vector<GemmCall> &calls, int rounds) {
     }
     operands.push_back(std::move(tensors));
   }
-  std::vector<double> times;
+  using Clock = std::chrono::steady_clock;
+  auto msSince = [](Clock::time_point start) {
+    return std::chrono::duration<double, std::milli>(Clock::now() - start)
+        .count();
+  };
+  std::vector<double> totals;
+  std::vector<std::vector<double>> perCall(calls.size());
   for (int round = -1; round < rounds; ++round) {
-    const auto start = std::chrono::steady_clock::now();
-    for (size_t i = 0; i < calls.size(); ++i)
+    const auto start = Clock::now();
+    for (size_t i = 0; i < calls.size(); ++i) {
+      const auto callStart = Clock::now();
       (void)run(calls[i], operands[i]);
-    const double ms = std::chrono::duration<double, std::milli>(
-                          std::chrono::steady_clock::now() - start)
-                          .count();
+      if (round >= 0)
+        perCall[i].push_back(msSince(callStart));
+    }
     if (round >= 0)
-      times.push_back(ms);
+      totals.push_back(msSince(start));
   }
-  if (times.empty())
-    return 0;
-  std::sort(times.begin(), times.end());
-  return times[times.size() / 2];
+  for (size_t i = 0; i < calls.size(); ++i)
+    calls[i].replayMs = median(perCall[i]);
+  return median(totals);
 }
 
 } // namespace rvnn::cli

@@ -17,7 +17,8 @@ struct GemmCall {
   std::string function; ///< "mm", "addmm", ... (in-place forms as these)
   std::vector<std::vector<int64_t>> sizes, strides;
   c10::ScalarType dtype = c10::ScalarType::Float;
-  double stepMs = 0; ///< how long it took in the step that made it
+  double stepMs = 0;   ///< how long it took in the step that made it
+  double replayMs = 0; ///< how long it took replayed (replayGemmsMs)
 };
 
 /// Records the GEMM calls that this thread makes into ATen while it lives
@@ -48,6 +49,7 @@ struct GemmShape {
   std::vector<std::vector<int64_t>> sizes, strides;
   int64_t calls = 0;
   double stepMs = 0;       ///< their time in the step, together
+  double replayMs = 0;     ///< their time replayed, together
   double multiplyAdds = 0; ///< together
 };
 
@@ -58,8 +60,8 @@ std::vector<GemmShape> gemmShapes(const std::vector<GemmCall> &calls);
 /// the same sizes, strides and type (random values; one buffer per distinct
 /// shape): a floor for the step that made them under the same BLAS and
 /// thread setting. Milliseconds, the median of `rounds` replays after one
-/// warm-up replay.
-double replayGemmsMs(const std::vector<GemmCall> &calls, int rounds = 3);
+/// warm-up replay; each call's median goes to its replayMs.
+double replayGemmsMs(std::vector<GemmCall> &calls, int rounds = 3);
 
 } // namespace rvnn::cli
 

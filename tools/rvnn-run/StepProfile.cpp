@@ -47,19 +47,26 @@ nlohmann::json timeByOp(const ExecutionProfile &profile) {
   return byOp;
 }
 
-/// Per kind of BLAS call: its operands, calls, time in the step and rate
-/// (GFLOP/s, two per multiply-add).
+/// GFLOP/s of `multiplyAdds` in `ms` (two FLOPs each).
+double gflopRate(double multiplyAdds, double ms) {
+  return ms > 0 ? 2 * multiplyAdds / ms * 1e-6 : 0;
+}
+
+/// Per kind of BLAS call: its operands, calls, and time and rate (GFLOP/s)
+/// in the recorded step and replayed.
 nlohmann::json gemmShapesJson(const std::vector<GemmShape> &shapes) {
   nlohmann::json list = nlohmann::json::array();
   for (const GemmShape &shape : shapes)
-    list.push_back({{"function", shape.function},
-                    {"sizes", shape.sizes},
-                    {"strides", shape.strides},
-                    {"calls", shape.calls},
-                    {"step_ms", shape.stepMs},
-                    {"gflop_per_s", shape.stepMs > 0 ? 2 * shape.multiplyAdds /
-                                                           shape.stepMs * 1e-6
-                                                     : 0}});
+    list.push_back(
+        {{"function", shape.function},
+         {"sizes", shape.sizes},
+         {"strides", shape.strides},
+         {"calls", shape.calls},
+         {"step_ms", shape.stepMs},
+         {"gflop_per_s", gflopRate(shape.multiplyAdds, shape.stepMs)},
+         {"replay_ms", shape.replayMs},
+         {"replay_gflop_per_s",
+          gflopRate(shape.multiplyAdds, shape.replayMs)}});
   return list;
 }
 

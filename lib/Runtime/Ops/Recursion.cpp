@@ -1,6 +1,7 @@
 #include "rvnn/Runtime/Ops/Recursion.h"
 
 #include "PairMergeCpu.h"
+#include "rvnn/Runtime/Ops/RowRuns.h"
 
 #ifdef RVNN_RUNTIME_CUDA_KERNELS
 #include "rvnn/Runtime/Cuda/PairMergeFunction.h"
@@ -70,16 +71,20 @@ GroupSplit splitGroups(const torch::Tensor &mask) {
 
 /// The children `[M, k, D]` of a level's paired groups, and the first child
 /// `[U, D]` of each unpaired one. One autograd node whose backward writes
-/// both cotangents into one zero tensor; index_select and select would each
-/// build a zero tensor of the children's shape, for autograd to add.
+/// both cotangents into one tensor; index_select and select would each
+/// build a zero tensor of the children's shape, for autograd to add. On the
+/// CPU by runs of rows (RowRuns.h).
 struct PartitionGroups : torch::autograd::Function<PartitionGroups> {
   static torch::autograd::variable_list
   forward(torch::autograd::AutogradContext *ctx, const torch::Tensor &children,
           const torch::Tensor &paired, const torch::Tensor &unpaired) {
     ctx->saved_data["sizes"] = children.sizes();
     ctx->save_for_backward({paired, unpaired});
-    return {children.index_select(0, paired),
-            children.select(1, 0).index_select(0, unpaired)};
+    const torch::Tensor firsts = children.select(1, 0);
+    if (rowRunsTake({&children}) && rowRunsTake({&firsts}))
+      return {rowRunsGather(children, rowRuns(paired)),
+              rowRunsGather(firsts, rowRuns(unpaired))};
+    return {children.index_select(0, paired), firsts.index_select(0, unpaired)};
   }
 
   static torch::autograd::variable_list
@@ -87,10 +92,23 @@ struct PartitionGroups : torch::autograd::Function<PartitionGroups> {
            torch::autograd::variable_list grads) {
     // Autograd materialises the cotangent of an unused output as zeros.
     const auto rows = ctx->get_saved_variables();
-    torch::Tensor children =
-        at::zeros(ctx->saved_data["sizes"].toIntVector(), grads[0].options());
-    children.index_copy_(0, rows[0], grads[0]);
-    children.select(1, 0).index_copy_(0, rows[1], grads[1]);
+    const auto sizes = ctx->saved_data["sizes"].toIntVector();
+    torch::Tensor children = at::empty(sizes, grads[0].options());
+    torch::Tensor firsts = children.select(1, 0);
+    torch::Tensor others = children.narrow(1, 1, sizes[1] - 1);
+    if (!rowRunsTake({&children, &grads[0]}) ||
+        !rowRunsTake({&firsts, &grads[1]}) || !rowRunsTake({&others})) {
+      children.zero_();
+      children.index_copy_(0, rows[0], grads[0]);
+      firsts.index_copy_(0, rows[1], grads[1]);
+      return {children, torch::Tensor(), torch::Tensor()};
+    }
+    // Every row is written: a paired group's whole, an unpaired one's first
+    // child and zeros after it.
+    const std::vector<RowRun> unpaired = rowRuns(rows[1]);
+    rowRunsScatter(grads[0], children, rowRuns(rows[0]));
+    rowRunsScatter(grads[1], firsts, unpaired);
+    rowRunsScatter(torch::Tensor(), others, unpaired);
     return {children, torch::Tensor(), torch::Tensor()};
   }
 };
@@ -98,7 +116,7 @@ struct PartitionGroups : torch::autograd::Function<PartitionGroups> {
 /// The level's parents: `fromPaired` `[P, D]` at rows `paired`,
 /// `fromUnpaired` `[U, D]` at rows `unpaired`. Its backward gathers the two
 /// cotangents; index_copy's would clone the whole cotangent and zero the
-/// copied rows first.
+/// copied rows first. On the CPU by runs of rows (RowRuns.h).
 struct InterleaveRows : torch::autograd::Function<InterleaveRows> {
   static torch::Tensor forward(torch::autograd::AutogradContext *ctx,
                                const torch::Tensor &fromPaired,
@@ -109,6 +127,11 @@ struct InterleaveRows : torch::autograd::Function<InterleaveRows> {
     torch::Tensor rows =
         at::empty({paired.numel() + unpaired.numel(), fromPaired.size(1)},
                   fromPaired.options());
+    if (rowRunsTake({&rows, &fromPaired, &fromUnpaired})) {
+      rowRunsScatter(fromPaired, rows, rowRuns(paired));
+      rowRunsScatter(fromUnpaired, rows, rowRuns(unpaired));
+      return rows;
+    }
     rows.index_copy_(0, paired, fromPaired);
     rows.index_copy_(0, unpaired, fromUnpaired);
     return rows;
@@ -118,6 +141,10 @@ struct InterleaveRows : torch::autograd::Function<InterleaveRows> {
   backward(torch::autograd::AutogradContext *ctx,
            torch::autograd::variable_list grads) {
     const auto rows = ctx->get_saved_variables();
+    if (rowRunsTake({&grads[0]}))
+      return {rowRunsGather(grads[0], rowRuns(rows[0])),
+              rowRunsGather(grads[0], rowRuns(rows[1])), torch::Tensor(),
+              torch::Tensor()};
     return {grads[0].index_select(0, rows[0]),
             grads[0].index_select(0, rows[1]), torch::Tensor(),
             torch::Tensor()};

@@ -316,24 +316,24 @@ TEST(RecursionOps, BalancedReduceGradients) {
   };
   const std::vector<std::pair<int64_t, ops::ChunkReducer>> cases = {
       {2, binary}, {3, ternary}};
-  for (const auto &arityAndReducer : cases)
-    expectGradientsMatchFiniteDifferences(
-        [&](const Inputs &in) {
-          return ops::balancedReduce(in[0], mask, arityAndReducer.first,
-                                     arityAndReducer.second);
-        },
-        {h});
-  // Enough unpaired chunks that the reducer sees only the paired ones.
+  auto expectGradients = [&](const torch::Tensor &rows,
+                             const torch::Tensor &rowMask) {
+    for (const auto &[arity, reducer] : cases)
+      expectGradientsMatchFiniteDifferences(
+          [&](const Inputs &in) {
+            return ops::balancedReduce(in[0], rowMask, arity, reducer);
+          },
+          {rows});
+  };
+  expectGradients(h, mask);
+  // Enough unpaired chunks that the reducer sees only the paired ones (in
+  // runs of rows, a sample's last chunks): their children after the first
+  // get zero cotangents.
   std::vector<int64_t> lengths;
   for (int64_t i = 0; i < 40; ++i)
     lengths.push_back(i % 2 ? 5 : 1);
-  auto manyRows = uniformDoubles({40, 5, 1}, -1, 1, 23);
-  auto manyMask = maskOfLengths(lengths, 5);
-  expectGradientsMatchFiniteDifferences(
-      [&](const Inputs &in) {
-        return ops::balancedReduce(in[0], manyMask, 2, binary);
-      },
-      {manyRows});
+  expectGradients(uniformDoubles({40, 5, 2}, -1, 1, 23),
+                  maskOfLengths(lengths, 5));
 }
 
 TEST(RecursionOps, FreezeHaltedKeepsHaltedRows) {
