@@ -165,12 +165,16 @@ public:
 private:
   /// Runs one op's handler, counted and timed when profiling.
   void runOp(const PlanOp &op, Frame &frame);
-  void checkImplemented(const PlanRegion &region) const;
+  /// Finds the handler of every op of `region` (throws PlanError for an op
+  /// without one).
+  void resolveHandlers(const PlanRegion &region);
 
   const Plan &plan;
   std::function<torch::Tensor(const std::string &)> parameterLookup;
   ExecutionContext &ctx;
   OpRegistry registry;
+  /// The plan's ops' handlers, found once: a step runs each op many times.
+  std::unordered_map<const PlanOp *, const OpHandler *> handlers;
   /// Recursion bodies being run, for the profile's per-step counts.
   int loopDepth = 0;
   std::unordered_map<const PlanOp *, torch::Tensor> constants;

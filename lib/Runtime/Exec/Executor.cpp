@@ -152,7 +152,7 @@ Executor::Executor(const Plan &plan,
     : plan(plan), parameterLookup(std::move(parameter)), ctx(context),
       registry(execOpHandlers()) {
   for (const auto &entry : plan.functions)
-    checkImplemented(entry.second.body);
+    resolveHandlers(entry.second.body);
   checkKernels(plan, ctx.kernelMode);
 }
 
@@ -169,13 +169,17 @@ void Executor::checkKernels(const Plan &plan, KernelMode mode) {
                   "its kernels or use --kernels reference");
 }
 
-void Executor::checkImplemented(const PlanRegion &region) const {
+void Executor::resolveHandlers(const PlanRegion &region) {
   for (const PlanOp &op : region.body) {
-    if (!isTerminator(op.name) && !registry.count(op.name))
-      throw PlanError(plan.directory + "/plan.json: " + op.where() +
-                      ": op is not implemented by this runtime");
+    if (!isTerminator(op.name)) {
+      auto found = registry.find(op.name);
+      if (found == registry.end())
+        throw PlanError(plan.directory + "/plan.json: " + op.where() +
+                        ": op is not implemented by this runtime");
+      handlers[&op] = &found->second;
+    }
     for (const PlanRegion &nested : op.regions)
-      checkImplemented(nested);
+      resolveHandlers(nested);
   }
 }
 
@@ -293,7 +297,9 @@ std::string profileKey(const PlanOp &op) {
 } // namespace
 
 void Executor::runOp(const PlanOp &op, Frame &frame) {
-  const OpHandler &handler = registry.at(op.name);
+  auto resolved = handlers.find(&op);
+  const OpHandler &handler =
+      resolved != handlers.end() ? *resolved->second : registry.at(op.name);
   ExecutionProfile *profile = ctx.profile;
   if (!profile)
     return handler(*this, op, frame);

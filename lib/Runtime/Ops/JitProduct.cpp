@@ -71,15 +71,20 @@ bool multiply(int64_t m, int64_t n, int64_t k, ColumnMajor a, ColumnMajor b,
     return libxsmm_smmdispatch(m, n, blockDepth, &lda, &ldb, &ildc, &alpha,
                                blockBeta, &flags, nullptr);
   };
-  const libxsmm_smmfunction first = kernel(depth, &beta);
-  const libxsmm_smmfunction next = kernel(depth, &accumulate);
+  // Only the kernels the blocks use: each dispatch is a lookup in LIBXSMM's
+  // registry (about half a microsecond), and most products are one block.
+  const int64_t lastDepth = k % depth ? k % depth : depth;
+  const bool middleBlocks = k > depth + lastDepth;
+  const libxsmm_smmfunction first = kernel(std::min(k, depth), &beta);
+  const libxsmm_smmfunction next =
+      middleBlocks ? kernel(depth, &accumulate) : nullptr;
   const libxsmm_smmfunction last =
-      k % depth ? kernel(k % depth, &accumulate) : next;
-  if (!first || !next || !last)
+      k > depth ? kernel(lastDepth, &accumulate) : nullptr;
+  if (!first || (middleBlocks && !next) || (k > depth && !last))
     return false;
   for (int64_t p = 0; p < k; p += depth) {
     const libxsmm_smmfunction run =
-        p + depth > k ? last : (p == 0 ? first : next);
+        p == 0 ? first : (p + depth >= k ? last : next);
     // Depth p is A's column p and B's row p (of the stored [n, k]: column p).
     run(a.data + p * a.ld, b.data + (transposedB ? p * b.ld : p), c);
   }

@@ -11,6 +11,7 @@
 #include <torch/autograd.h>
 
 #include <algorithm>
+#include <optional>
 #include <vector>
 
 namespace rvnn::runtime::ops {
@@ -42,18 +43,27 @@ struct GroupSplit {
   torch::Tensor paired, unpaired;
 };
 
-/// The split of the groups of `mask` `[M, k]`. On the CPU one pass over the
-/// mask, not five ATen ops per level: at batch 1 there is rarely more than
-/// one unpaired group.
-GroupSplit splitGroups(const torch::Tensor &mask) {
+/// Whether leaving `unpaired` of `groups` groups out of the reducer pays.
+bool worthSkipping(int64_t unpaired, int64_t groups) {
+  return unpaired >= kFewestSkipped && unpaired * kSkippedShare >= groups;
+}
+
+/// The split of the groups of `mask` `[M, k]` where worthSkipping, else
+/// nullopt. On the CPU one pass over the mask, and no index tensors unless
+/// they are used: at batch 1 there is rarely more than one unpaired group.
+std::optional<GroupSplit> splitGroups(const torch::Tensor &mask) {
+  const int64_t groups = mask.size(0);
   if (!mask.device().is_cpu() || !mask.is_floating_point()) {
     const torch::Tensor paired =
         mask.narrow(1, 1, mask.size(1) - 1).ne(0).any(1);
-    return {paired.nonzero().squeeze(1),
-            paired.logical_not().nonzero().squeeze(1)};
+    GroupSplit split{paired.nonzero().squeeze(1),
+                     paired.logical_not().nonzero().squeeze(1)};
+    if (!worthSkipping(split.unpaired.numel(), groups))
+      return std::nullopt;
+    return split;
   }
   const torch::Tensor m = mask.contiguous();
-  const int64_t groups = m.size(0), k = m.size(1);
+  const int64_t k = m.size(1);
   std::vector<int64_t> paired, unpaired;
   paired.reserve(groups);
   AT_DISPATCH_FLOATING_TYPES(m.scalar_type(), "split_groups", [&] {
@@ -65,8 +75,11 @@ GroupSplit splitGroups(const torch::Tensor &mask) {
            : unpaired)
           .push_back(g);
   });
+  if (!worthSkipping(static_cast<int64_t>(unpaired.size()), groups))
+    return std::nullopt;
   const auto options = m.options().dtype(torch::kLong);
-  return {torch::tensor(paired, options), torch::tensor(unpaired, options)};
+  return GroupSplit{torch::tensor(paired, options),
+                    torch::tensor(unpaired, options)};
 }
 
 /// The children `[M, k, D]` of a level's paired groups, and the first child
@@ -167,10 +180,10 @@ torch::Tensor reduceGroups(const torch::Tensor &children,
                 "], got ", parents.sizes());
     return parents;
   };
-  const GroupSplit split = splitGroups(mask);
-  const int64_t skipped = split.unpaired.numel();
-  if (skipped < kFewestSkipped || skipped * kSkippedShare < groups)
+  const std::optional<GroupSplit> worthSplitting = splitGroups(mask);
+  if (!worthSplitting)
     return check(reducer(children, mask), groups);
+  const GroupSplit &split = *worthSplitting;
   if (split.paired.numel() == 0)
     return children.select(1, 0);
   const auto parts =

@@ -87,8 +87,9 @@ TEST_F(JitProduct, TakesTransposedRowsWithoutCopies) {
 
 TEST_F(JitProduct, RunsDeepProductsInBlocksOfDepth) {
   // Depths past one cache block of the matrix (512 columns of A take 256 of
-  // depth a block), with and without a remainder block, each layout.
-  for (int64_t depth : {256, 1000, 2048}) {
+  // depth a block): one block, two (with and without a remainder), more
+  // (with and without), each layout.
+  for (int64_t depth : {256, 300, 512, 1000, 2048}) {
     const torch::Tensor w = random({512, depth}, 30 + depth);
     const torch::Tensor bias = random({512}, 31);
     for (int64_t rows : {3, 200}) {
