@@ -1,8 +1,10 @@
 #include "rvnn/Runtime/Train/Optimiser.h"
 #include "rvnn/Runtime/Train/Lookahead.h"
 #include "rvnn/Runtime/Train/RAdam.h"
+#include "rvnn/Runtime/VectorClones.h"
 
 #include <cmath>
+#include <optional>
 #include <sstream>
 
 #include <gtest/gtest.h>
@@ -113,6 +115,53 @@ TEST(Lookahead, SyncsSlowWeightsEveryKSteps) {
         << "step " << t;
     EXPECT_EQ(lookahead.fastSteps(), t % 5);
   }
+}
+
+// The sync is slow + alpha (fast - slow) with lerp_'s two forms (from the
+// fast end for alpha >= 0.5), each operation rounded, bit for bit against
+// ATen's ops: float and double, a length past the vector width, the
+// baseline and the AVX2 builds, and (through ATen) a parameter that is not
+// contiguous.
+TEST(Lookahead, SyncRoundsEachOperationInEveryBuild) {
+  for (torch::ScalarType dtype : {torch::kFloat, torch::kDouble})
+    for (double alpha : {0.3, 0.8})
+      for (bool contiguous : {true, false})
+        for (bool baseline : {false, true}) {
+          SCOPED_TRACE(std::string(c10::toString(dtype)) + ", alpha " +
+                       std::to_string(alpha) +
+                       (contiguous ? ", contiguous" : ", strided") +
+                       (baseline ? ", baseline build" : ""));
+          std::optional<rvnn::runtime::BaselineBuildsOnly> baselineOnly;
+          if (baseline)
+            baselineOnly.emplace();
+          torch::manual_seed(7);
+          const torch::Tensor start = torch::randn({1003}, dtype);
+          const torch::Tensor grad = torch::randn({1003}, dtype);
+          auto parameter = [&] {
+            torch::Tensor p = contiguous
+                                  ? start.clone()
+                                  : torch::empty_strided({1003}, {2}, dtype);
+            p.copy_(start);
+            p.set_requires_grad(true);
+            p.mutable_grad() = grad.clone();
+            return p;
+          };
+          // The fast weights as SGD leaves them, without Lookahead.
+          torch::Tensor x = parameter(), fast = parameter();
+          torch::optim::SGD sgd({x}, torch::optim::SGDOptions(0.1));
+          torch::optim::SGD plain({fast}, torch::optim::SGDOptions(0.1));
+          Lookahead lookahead(sgd, {1, alpha});
+          lookahead.step();
+          plain.step();
+          torch::NoGradGuard noGrad;
+          // The weight rounded to the element type first, as lerp_ does.
+          const torch::Tensor weight = torch::scalar_tensor(alpha, dtype);
+          const torch::Tensor step = fast - start;
+          const torch::Tensor slow =
+              alpha < 0.5 ? start + step * weight : fast - step * (1 - weight);
+          EXPECT_TRUE(torch::equal(lookahead.slowWeights()[0], slow));
+          EXPECT_TRUE(torch::equal(x, slow));
+        }
 }
 
 TEST(Optimiser, BuildsEveryKind) {
