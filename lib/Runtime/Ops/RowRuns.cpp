@@ -88,6 +88,8 @@ torch::Tensor rowRunsGather(const torch::Tensor &full,
   int64_t rows = 0;
   for (const RowRun &run : runs)
     rows += run.count;
+  TORCH_CHECK(rowRunsTake({&full}),
+              "rowRunsGather: rows must be contiguous CPU memory");
   std::vector<int64_t> sizes = full.sizes().vec();
   sizes[0] = rows;
   torch::Tensor compact = at::empty(sizes, full.options());
@@ -97,6 +99,10 @@ torch::Tensor rowRunsGather(const torch::Tensor &full,
 
 void rowRunsScatter(const torch::Tensor &compact, torch::Tensor &full,
                     const std::vector<RowRun> &runs) {
+  TORCH_CHECK(compact.defined() ? rowRunsTake({&full, &compact})
+                                : rowRunsTake({&full}),
+              "rowRunsScatter: rows must be contiguous CPU memory of one "
+              "dtype and row shape");
   copyRuns(compact, full, runs, /*gather=*/false);
 }
 

@@ -33,5 +33,7 @@ TEST(RowRuns, CopyLikeIndexSelectAndIndexCopy) {
   auto transposed = full.transpose(1, 2);
   EXPECT_FALSE(ops::rowRunsTake({&transposed}));
   EXPECT_FALSE(ops::rowRunsTake({&full, &transposed}));
+  EXPECT_THROW(ops::rowRunsGather(transposed, runs), c10::Error);
+  EXPECT_THROW(ops::rowRunsScatter(full, transposed, runs), c10::Error);
   EXPECT_THROW(ops::rowRuns(rows.to(torch::kInt)), c10::Error);
 }

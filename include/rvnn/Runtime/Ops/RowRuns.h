@@ -28,12 +28,14 @@ std::vector<RowRun> rowRuns(const torch::Tensor &rows);
 /// first), each row contiguous in memory.
 bool rowRunsTake(std::initializer_list<const torch::Tensor *> tensors);
 
-/// The rows of `full` that `runs` select, compacted: [Σ count, ...].
+/// The rows of `full` that `runs` select, compacted: [Σ count, ...]. Throws
+/// c10::Error unless rowRunsTake({&full}).
 torch::Tensor rowRunsGather(const torch::Tensor &full,
                             const std::vector<RowRun> &runs);
 
 /// Writes the rows of `compact` into `full` where `runs` put them; with an
-/// undefined `compact`, zeros.
+/// undefined `compact`, zeros. Throws c10::Error unless rowRunsTake takes
+/// both.
 void rowRunsScatter(const torch::Tensor &compact, torch::Tensor &full,
                     const std::vector<RowRun> &runs);
 
