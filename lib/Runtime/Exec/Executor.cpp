@@ -297,9 +297,8 @@ std::string profileKey(const PlanOp &op) {
 } // namespace
 
 void Executor::runOp(const PlanOp &op, Frame &frame) {
-  auto resolved = handlers.find(&op);
-  const OpHandler &handler =
-      resolved != handlers.end() ? *resolved->second : registry.at(op.name);
+  // Every op of the plan has one (the constructor found them all).
+  const OpHandler &handler = *handlers.at(&op);
   ExecutionProfile *profile = ctx.profile;
   if (!profile)
     return handler(*this, op, frame);
