@@ -297,8 +297,9 @@ std::string profileKey(const PlanOp &op) {
 } // namespace
 
 void Executor::runOp(const PlanOp &op, Frame &frame) {
-  // Every op of the plan has one (the constructor found them all).
-  const OpHandler &handler = *handlers.at(&op);
+  auto resolved = handlers.find(&op);
+  const OpHandler &handler =
+      resolved != handlers.end() ? *resolved->second : registry.at(op.name);
   ExecutionProfile *profile = ctx.profile;
   if (!profile)
     return handler(*this, op, frame);

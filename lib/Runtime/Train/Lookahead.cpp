@@ -55,7 +55,7 @@ void sync(torch::Tensor &slow, torch::Tensor &fast, double alpha) {
     // The weight in the element type, as in the loop.
     const torch::Tensor weight = torch::scalar_tensor(alpha, slow.options());
     const torch::Tensor step = fast - slow;
-    if (std::abs(weight.item<double>()) < 0.5)
+    if (std::abs(alpha) < 0.5)
       slow.add_(step.mul_(weight));
     else
       slow.copy_(fast - step.mul_(1 - weight));
