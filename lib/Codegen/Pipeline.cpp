@@ -12,6 +12,8 @@
 #include "mlir/Conversion/MemRefToLLVM/MemRefToLLVM.h"
 #include "mlir/Conversion/ReconcileUnrealizedCasts/ReconcileUnrealizedCasts.h"
 #include "mlir/Conversion/SCFToControlFlow/SCFToControlFlow.h"
+#include "mlir/Conversion/VectorToLLVM/ConvertVectorToLLVMPass.h"
+#include "mlir/Conversion/VectorToSCF/VectorToSCF.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Arith/Transforms/BufferDeallocationOpInterfaceImpl.h"
@@ -120,7 +122,12 @@ void mlir::rvnn::buildLowerKernelsToLLVMPipeline(OpPassManager &pm) {
   bufferization::buildBufferDeallocationPipeline(
       pm, bufferization::BufferDeallocationPipelineOptions());
   pm.addPass(createBufferizationToMemRefPass());
-  // Loops over scalar bodies; LLVM's loop vectoriser does the SIMD.
+  // The SIMD: chunks of the innermost dimension as vector ops; the ops it
+  // leaves become loops over scalar bodies, which LLVM may vectorise.
+  pm.addNestedPass<func::FuncOp>(createRvnnVectorizeKernels());
+  // A transfer the vectoriser's lowering left (a permuted read of one
+  // element) as loops of loads.
+  pm.addNestedPass<func::FuncOp>(createConvertVectorToSCFPass());
   pm.addPass(createConvertLinalgToLoopsPass());
   pm.addPass(createRvnnApproximateMath());
   pm.addNestedPass<func::FuncOp>(LLVM::createRequestCWrappersPass());
@@ -131,6 +138,7 @@ void mlir::rvnn::buildLowerKernelsToLLVMPipeline(OpPassManager &pm) {
   pm.addPass(createConvertSCFToCFPass());
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createConvertVectorToLLVMPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createConvertFuncToLLVMPass());

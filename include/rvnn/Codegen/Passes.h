@@ -35,7 +35,8 @@ void addBufferizeKernelsPasses(OpPassManager &pm, KernelArgumentLayout layout);
 /// Kernels module (linalg on tensors, destination-passing style) -> LLVM
 /// dialect with C interfaces and packed entry points: one-shot bufferize
 /// (function boundaries, row-strided arguments), drop results equal to their
-/// destination argument, buffer deallocation, linalg -> loops, polynomial
+/// destination argument, buffer deallocation, chunks of vector ops
+/// (`rvnn-vectorize-kernels`), linalg -> loops for the rest, polynomial
 /// math, C wrappers, LLVM dialect, `rvnn-add-kernel-entry-points`.
 /// Registered as `rvnn-lower-kernels-to-llvm`.
 void buildLowerKernelsToLLVMPipeline(OpPassManager &pm);

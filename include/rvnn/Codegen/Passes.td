@@ -119,6 +119,40 @@ def RvnnFuseKernelRows : Pass<"rvnn-fuse-kernel-rows", "::mlir::func::FuncOp"> {
   ];
 }
 
+def RvnnVectorizeKernels
+    : Pass<"rvnn-vectorize-kernels", "::mlir::func::FuncOp"> {
+  let summary = "Vectorise a CPU kernel's linalg ops on f32 buffers in "
+                "chunks of their innermost dimension";
+  let description = [{
+    Every `linalg` op on f32 buffers whose innermost loop has a static
+    extent that is a multiple of 8 is tiled: 1 for every other loop, and
+    chunks of 16 elements (8 where the extent is not a multiple of 16) of
+    the innermost one. Each chunk's op is vectorised (upstream
+    `linalg::vectorize`) and the resulting vector ops are lowered to 1-D
+    vector loads, stores and arithmetic (leading unit dims dropped,
+    broadcasts and permuted reads made explicit, folds over the chunk as
+    `vector.reduction` with the running value as accumulator). Ops with a
+    dynamic or other innermost extent, and chunks the vectoriser does not
+    take, are left as they are (`convert-linalg-to-loops` lowers them).
+
+    The loops visit the elements in the order the scalar loops of
+    `convert-linalg-to-loops` do, and a fold over the innermost dimension
+    adds a chunk's elements to the running value in order, so the results
+    are bit-identical; the difference is that the kernel's SIMD is decided
+    here rather than by LLVM's loop vectoriser, which turned some row folds
+    into gathers.
+
+    Example: `rvnn-opt buffers.mlir --rvnn-vectorize-kernels`
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect",
+    "::mlir::arith::ArithDialect",
+    "::mlir::memref::MemRefDialect",
+    "::mlir::scf::SCFDialect",
+    "::mlir::vector::VectorDialect"
+  ];
+}
+
 def RvnnGpuKernelEntryPoints
     : Pass<"rvnn-gpu-kernel-entry-points", "::mlir::ModuleOp"> {
   let summary = "Turn outlined GPU kernels into the `rvnn-cuda-v1` entry "
