@@ -52,7 +52,7 @@ void rvnn::buildCompilePipeline(OpPassManager &pm,
   // The backward functions fuse like the forward; groups are final now (the
   // dropouts are split), so a gelu left alone gets its own kernel.
   pm.addPass(exec::createRvnnExecFuseElementwise(
-      exec::RvnnExecFuseElementwiseOptions{/*loneGelu=*/true}));
+      exec::RvnnExecFuseElementwiseOptions{/*loneKernels=*/true}));
   pm.addPass(exec::createRvnnExecOutlineKernels());
   pm.addPass(exec::createRvnnExecCheckContract());
 }

@@ -1,5 +1,5 @@
 // RUN: rvnn-opt %s -rvnn-exec-fuse-elementwise -split-input-file | FileCheck %s
-// RUN: rvnn-opt %s -rvnn-exec-fuse-elementwise=lone-gelu -split-input-file | FileCheck %s --check-prefix=LONE
+// RUN: rvnn-opt %s -rvnn-exec-fuse-elementwise=lone-kernels -split-input-file | FileCheck %s --check-prefix=LONE
 
 // A GRC cell's gating (three sigmoid gates, products, sum), the layer norm
 // after it and the masked merge after that become ONE dispatch: gamma and
@@ -287,22 +287,29 @@ rvnn_exec.func @named(%x: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-// With lone-gelu, a gelu that no other op joins becomes a dispatch of its
-// own (its generated erf outruns ATen's); without it, and for any other
-// lone op, nothing changes.
+// With lone-kernels, a gelu or a layer norm that no other op joins becomes
+// a dispatch of its own (their generated kernels outrun ATen's); without
+// it, and for any other lone op, nothing changes.
 // CHECK-LABEL: rvnn_exec.func @lone
 // CHECK-NOT: rvnn_exec.dispatch
 // LONE-LABEL: rvnn_exec.func @lone
-// LONE-SAME: (%[[X:.*]]: tensor<?x64xf32>)
+// LONE-SAME: (%[[X:.*]]: tensor<?x64xf32>, %[[GAMMA:.*]]: tensor<64xf32>, %[[BETA:.*]]: tensor<64xf32>)
 // LONE: %[[G:.*]] = rvnn_exec.dispatch "lone_k0"(%[[X]])
 // LONE-NEXT: ^bb0(%[[A:.*]]: tensor<?x64xf32>):
 // LONE-NEXT: %[[Y:.*]] = rvnn_exec.gelu %[[A]]
 // LONE-NEXT: rvnn_exec.yield %[[Y]]
 // LONE: %[[S:.*]] = rvnn_exec.sigmoid %[[X]]
+// LONE: %[[N:.*]] = rvnn_exec.dispatch "lone_k1"(%[[X]], %[[GAMMA]], %[[BETA]])
+// LONE-NEXT: ^bb0(%[[B:.*]]: tensor<?x64xf32>, %[[BG:.*]]: tensor<64xf32>, %[[BB:.*]]: tensor<64xf32>):
+// LONE-NEXT: %[[Z:.*]] = rvnn_exec.layer_norm %[[B]], %[[BG]], %[[BB]]
+// LONE-NEXT: rvnn_exec.yield %[[Z]]
 // LONE-NOT: rvnn_exec.dispatch
-// LONE: rvnn_exec.return %[[G]], %[[S]]
-rvnn_exec.func @lone(%x: tensor<?x64xf32>) -> (tensor<?x64xf32>, tensor<?x64xf32>) {
+// LONE: rvnn_exec.return %[[G]], %[[S]], %[[N]]
+rvnn_exec.func @lone(%x: tensor<?x64xf32>, %gamma: tensor<64xf32>, %beta: tensor<64xf32>)
+    -> (tensor<?x64xf32>, tensor<?x64xf32>, tensor<?x64xf32>) {
   %g = rvnn_exec.gelu %x : tensor<?x64xf32>
   %s = rvnn_exec.sigmoid %x : tensor<?x64xf32>
-  rvnn_exec.return %g, %s : tensor<?x64xf32>, tensor<?x64xf32>
+  %n = rvnn_exec.layer_norm %x, %gamma, %beta
+      : (tensor<?x64xf32>, tensor<64xf32>, tensor<64xf32>) -> tensor<?x64xf32>
+  rvnn_exec.return %g, %s, %n : tensor<?x64xf32>, tensor<?x64xf32>, tensor<?x64xf32>
 }

@@ -4,8 +4,9 @@
 // (ScalarRules.h) of one tensor type that feed each other form groups, with
 // at most one row reduction of that type (a layer norm, whose gamma and beta
 // become the kernel's row operands, or a softmax along the last dim); each
-// group of two or more ops (or a lone gelu) whose results are not needed
-// before its last op becomes one rvnn_exec.dispatch at the last op's place.
+// group of two or more ops (or a lone gelu or layer norm) whose results are
+// not needed before its last op becomes one rvnn_exec.dispatch at the last
+// op's place.
 //
 //===----------------------------------------------------------------------===//
 
@@ -36,7 +37,8 @@ using Group = SmallVector<Operation *>;
 
 class BlockFuser {
 public:
-  BlockFuser(Block &block, bool loneGelu) : block(block), loneGelu(loneGelu) {
+  BlockFuser(Block &block, bool loneKernels)
+      : block(block), loneKernels(loneKernels) {
     unsigned next = 0;
     for (Operation &op : block)
       position[&op] = next++;
@@ -80,12 +82,14 @@ public:
   }
 
 private:
-  /// Whether `op` alone is worth a dispatch: with loneGelu, a gelu, whose
+  /// Whether `op` alone is worth a dispatch: with loneKernels, a gelu, whose
   /// generated kernel (a vectorised polynomial erf) runs forward and
   /// backward about 2.5x faster than ATen's CPU gelu (EBT-GRC's scorer,
-  /// docs/passes.md); any other lone op is one ATen call either way.
+  /// docs/passes.md), or a layer norm, whose generated row loop beats
+  /// ATen's (bench/README.md, session 39); any other lone op is one ATen
+  /// call either way.
   bool worthAKernelAlone(Operation *op) const {
-    return loneGelu && isa<GeluOp>(op);
+    return loneKernels && isa<GeluOp, LayerNormOp>(op);
   }
   /// Splits `ops` (in block order) into the connected components of the
   /// producer-consumer relation between ops of the same tensor type.
@@ -196,7 +200,7 @@ private:
   }
 
   Block &block;
-  const bool loneGelu;
+  const bool loneKernels;
   DenseMap<Operation *, unsigned> position;
 };
 
@@ -229,7 +233,7 @@ struct FuseElementwisePass
 
     SmallVector<DispatchOp> created;
     for (Block *block : blocks)
-      BlockFuser(*block, loneGelu).run(created);
+      BlockFuser(*block, loneKernels).run(created);
     if (created.empty())
       return;
 
