@@ -7,9 +7,8 @@
 // loop across rows with gathers (bench/README.md, session 39).
 //
 // The loops visit the elements in the scalar loops' order and a fold over
-// the innermost dimension adds a chunk's elements to the running value in
-// order (an ordered vector reduction), so the results are the bits the
-// scalar loops compute.
+// the innermost dimension adds a chunk's elements to the running value one
+// after another, so the results are the bits the scalar loops compute.
 #include "rvnn/Codegen/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"

@@ -130,8 +130,8 @@ def RvnnVectorizeKernels
     the innermost one. Each chunk's op is vectorised (upstream
     `linalg::vectorize`) and the resulting vector ops are lowered to 1-D
     vector loads, stores and arithmetic (leading unit dims dropped,
-    broadcasts and permuted reads made explicit, folds over the chunk as
-    `vector.reduction` with the running value as accumulator). Ops with a
+    broadcasts and permuted reads made explicit; a fold over the chunk adds
+    its elements to the running value one after another). Ops with a
     dynamic or other innermost extent, and chunks the vectoriser does not
     take, are left as they are (`convert-linalg-to-loops` lowers them).
 
