@@ -136,9 +136,7 @@ def RvnnVectorizeKernels
     take, are left as they are (`convert-linalg-to-loops` lowers them).
 
     The loops visit the elements in the order the scalar loops of
-    `convert-linalg-to-loops` do, and a fold over the innermost dimension
-    adds a chunk's elements to the running value in order, so the results
-    are bit-identical; the difference is that the kernel's SIMD is decided
+    `convert-linalg-to-loops` do, so the results are bit-identical; the difference is that the kernel's SIMD is decided
     here rather than by LLVM's loop vectoriser, which turned some row folds
     into gathers.
 
