@@ -272,6 +272,30 @@ rvnn_exec.func @norm_out(%a: tensor<?x8xf32>, %g: tensor<8xf32>, %b: tensor<8xf3
 
 // -----
 
+// A costly scalar before the norm (a sigmoid: an exp and a division): the
+// backward's first stage yields it beside the norm's input, and the last
+// stage's reverse sweep reads it instead of computing it again.
+// CHECK-LABEL: func.func @kept_k0_grad(
+// CHECK: %[[FIRST:.*]]:2 = linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]}
+// CHECK: math.exp
+// CHECK-NOT: math.exp
+// CHECK: %[[DX:.*]] = linalg.generic {{.*}} iterator_types = ["parallel", "parallel"]} ins({{.*}}, %[[FIRST]]#1 :
+// CHECK-NOT: math.exp
+// CHECK: return %[[DX]],
+rvnn_exec.func @kept(%a: tensor<?x8xf32>, %g: tensor<8xf32>, %b: tensor<8xf32>) -> tensor<?x8xf32> {
+  %r = rvnn_exec.dispatch "kept_k0" (%a, %g, %b)
+      : (tensor<?x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<?x8xf32> {
+  ^bb0(%x: tensor<?x8xf32>, %gamma: tensor<8xf32>, %beta: tensor<8xf32>):
+    %s = rvnn_exec.sigmoid %x : tensor<?x8xf32>
+    %p = rvnn_exec.elementwise <mul> %s, %x : tensor<?x8xf32>
+    %n = rvnn_exec.layer_norm %p, %gamma, %beta : (tensor<?x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<?x8xf32>
+    rvnn_exec.yield %n : tensor<?x8xf32>
+  }
+  rvnn_exec.return %r : tensor<?x8xf32>
+}
+
+// -----
+
 // A softmax among elementwise ops: the kernel materialises its input, takes
 // each row's max and the sum of exp(x - max) in 8 lanes, the sum's
 // reciprocal per row, then the whole body in one generic.

@@ -20,6 +20,8 @@ void rvnn::exec::emitForwardScalars(OpBuilder &b, Location loc, Block &body,
   for (Operation &op : body.without_terminator()) {
     if (&op == stopAt)
       return;
+    if (scalar.count(op.getResult(0)))
+      continue; // Kept by an earlier stage.
     if (getFusableRowReductionType(&op)) {
       assert(rowReduction && "a row reduction needs its row statistics");
       scalar[op.getResult(0)] = rowReduction(&op);

@@ -30,7 +30,8 @@ using RowReductionAdjoint =
 /// Emits the scalar forward of a dispatch body at `b` (inside a generic),
 /// the body's block arguments standing for `inputs`; records every body
 /// value's scalar in `scalar`. A row reduction's scalar comes from
-/// `rowReduction`. With `stopAt`, only the ops before it.
+/// `rowReduction`. With `stopAt`, only the ops before it. An op whose result
+/// `scalar` holds already (a value an earlier stage kept) is not emitted.
 void emitForwardScalars(OpBuilder &b, Location loc, Block &body,
                         ValueRange inputs, DenseMap<Value, Value> &scalar,
                         RowReductionScalar rowReduction = nullptr,

@@ -10,6 +10,7 @@
 
 #include "KernelStages.h"
 #include "KernelScalars.h"
+#include "ScalarRules.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -297,6 +298,13 @@ SmallVector<Value> Stages::bodyValues(Block &body, ArrayRef<Value> values,
   }
   if (computed.empty())
     return tensors;
+  if (keepTranscendental)
+    for (Operation &op : body.without_terminator()) {
+      if (&op == stopAt)
+        break;
+      if (evaluatesTranscendental(&op))
+        computed.insert(op.getResult(0));
+    }
   unsigned numInputs = body.getNumArguments();
   SmallVector<Value> outs;
   for (size_t i = 0; i < computed.size(); ++i)
@@ -316,6 +324,10 @@ SmallVector<Value> Stages::bodyValues(Block &body, ArrayRef<Value> values,
     if (!tensor)
       tensor = results[llvm::find(computed.getArrayRef(), value) -
                        computed.getArrayRef().begin()];
+  if (keepTranscendental)
+    for (auto [value, tensor] : llvm::zip_equal(computed, results))
+      if (evaluatesTranscendental(value.getDefiningOp()))
+        kept.emplace_back(value, tensor);
   return tensors;
 }
 

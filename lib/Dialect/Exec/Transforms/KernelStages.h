@@ -8,8 +8,10 @@
 //
 // Every full-size stage reads all the dispatch's inputs (row operands along
 // the last dim) plus what earlier stages computed, so each recomputes the
-// elementwise scalars it needs instead of keeping them: the temporaries are
-// the row reduction's operands and per-row values.
+// cheap elementwise scalars it needs instead of keeping them: the
+// temporaries are the row reduction's operands, per-row values and, in a
+// backward, the transcendental scalars before the reduction
+// (keepTranscendentals).
 //
 //===----------------------------------------------------------------------===//
 
@@ -149,9 +151,19 @@ public:
 
   /// The full-size tensors of the body values `values` (operands of the
   /// body's op `stopAt`): the kernel's input for a block argument, else
-  /// computed by the ops before `stopAt`, all in one generic.
+  /// computed by the ops before `stopAt`, all in one generic. After
+  /// keepTranscendentals(), that generic also yields the results of all the
+  /// ops that evaluate a transcendental function (evaluatesTranscendental,
+  /// ScalarRules.h) before `stopAt`, for keptValues().
   SmallVector<Value> bodyValues(Block &body, ArrayRef<Value> values,
                                 Operation *stopAt);
+
+  /// Makes bodyValues() keep those scalars: a backward whose last
+  /// stage sweeps the whole body reads them instead of computing them again
+  /// (a GRC gate's three sigmoids).
+  void keepTranscendentals() { keepTranscendental = true; }
+  /// The body values bodyValues() kept, each with its full-size tensor.
+  ArrayRef<std::pair<Value, Value>> keptValues() const { return kept; }
 
 private:
   Value empty(ArrayRef<int64_t> shape);
@@ -177,6 +189,8 @@ private:
   /// A full-size input, for dynamic sizes.
   Value like;
   Value length, inverseLength;
+  bool keepTranscendental = false;
+  SmallVector<std::pair<Value, Value>> kept;
 };
 
 /// Emits a body's scalars at one element of a full-space generic whose

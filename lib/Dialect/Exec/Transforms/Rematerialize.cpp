@@ -3,6 +3,7 @@
 #include "Rematerialize.h"
 
 #include "AdjointRules.h"
+#include "ScalarRules.h"
 #include "mlir/IR/IRMapping.h"
 #include "llvm/ADT/SetVector.h"
 
@@ -12,26 +13,6 @@ namespace {
 /// How far back a recomputation may reach: each level is one elementwise
 /// pass in the backward.
 constexpr unsigned kMaxChain = 3;
-
-/// Whether `op` evaluates a transcendental function per element (gelu's
-/// erf, sigmoid's exp, `exp`, `log`, `tanh`, `sqrt`, `erf`).
-bool evaluatesTranscendental(Operation *op) {
-  if (isa<GeluOp, SigmoidOp>(op))
-    return true;
-  auto elementwise = dyn_cast<ElementwiseOp>(op);
-  if (!elementwise)
-    return false;
-  switch (elementwise.getFn()) {
-  case ElementwiseFn::exp:
-  case ElementwiseFn::log:
-  case ElementwiseFn::tanh:
-  case ElementwiseFn::sqrt:
-  case ElementwiseFn::erf:
-    return true;
-  default:
-    return false;
-  }
-}
 
 bool isCheapToRecompute(Operation *op, Recomputable allowed) {
   if (!isa<ElementwiseOp, GeluOp, SigmoidOp, ReluOp, GateOp, DispatchOp,

@@ -57,6 +57,7 @@ void rvnn::exec::emitRowReductionKernelGrad(OpBuilder &b, DispatchOp dispatch,
   OpBuilder &fb = kernel.builder;
   ValueRange dys = kernel.dys, dxs = kernel.outs;
   Stages s(fb, loc, signature, kernel.inputs);
+  s.keepTranscendentals();
   std::unique_ptr<RowReductionRule> rule = emitStatistics(s, body, reduction);
   auto scalars = [&](OpBuilder &gb, Location loc, ValueRange elements,
                      DenseMap<Value, Value> &scalar) {
@@ -86,7 +87,7 @@ void rvnn::exec::emitRowReductionKernelGrad(OpBuilder &b, DispatchOp dispatch,
   rule->rowOperandCotangents(s, body, withD, withDMaps, dxs, grads);
 
   // 4. Reverse mode over the whole body, the reduction's operands through
-  //    its rule.
+  //    its rule, reading the transcendental scalars the first stage kept.
   rule->beginAdjoints(s);
   SmallVector<Value> last(rule->operands);
   llvm::append_range(last, dys);
@@ -94,10 +95,17 @@ void rvnn::exec::emitRowReductionKernelGrad(OpBuilder &b, DispatchOp dispatch,
   SmallVector<AffineMap> lastMaps(rule->maps);
   lastMaps.append(numResults, s.full());
   lastMaps.append(numSums, s.rows());
-  const unsigned dyAt = dAt, sumsAt = dyAt + numResults;
+  for (auto [value, tensor] : s.keptValues()) {
+    last.push_back(tensor);
+    lastMaps.push_back(s.full());
+  }
+  const unsigned dyAt = dAt, sumsAt = dyAt + numResults,
+                 keptAt = sumsAt + numSums;
   auto inputAdjoints = [&](OpBuilder &gb, Location loc, ValueRange elements,
                            ArrayRef<unsigned> positions) {
     DenseMap<Value, Value> scalar, adjoint;
+    for (auto [i, kept] : llvm::enumerate(s.keptValues()))
+      scalar[kept.first] = elements[keptAt + i];
     scalars(gb, loc, elements, scalar);
     emitReverseSweep(gb, loc, body, elements.slice(dyAt, numResults), scalar,
                      adjoint, [&](Operation *, Value dResult) {

@@ -407,6 +407,24 @@ RankedTensorType rvnn::exec::getKernelMemberType(Operation *op) {
   return getFusableRowReductionType(op);
 }
 
+bool rvnn::exec::evaluatesTranscendental(Operation *op) {
+  std::optional<Fn> fn = getFn(op);
+  if (!fn)
+    return false;
+  switch (*fn) {
+  case Fn::exp:
+  case Fn::log:
+  case Fn::tanh:
+  case Fn::sqrt:
+  case Fn::erf:
+  case Fn::sigmoid:
+  case Fn::gelu:
+    return true;
+  default:
+    return false;
+  }
+}
+
 Value rvnn::exec::emitScalarForward(OpBuilder &b, Location loc, Operation *op,
                                     ValueRange operands) {
   Scalar s{b, loc, operands.front().getType()};

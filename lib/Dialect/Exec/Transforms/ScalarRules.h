@@ -46,6 +46,11 @@ RankedTensorType getFusableRowReductionType(Operation *op);
 /// rvnn-exec-fuse-elementwise groups `op` with its producers and users.
 RankedTensorType getKernelMemberType(Operation *op);
 
+/// Whether `op` evaluates a transcendental function per element (gelu's
+/// erf, sigmoid's exp, `exp`, `log`, `tanh`, `sqrt`, `erf`): a value worth
+/// keeping rather than computing again (Rematerialize.h, KernelStages.h).
+bool evaluatesTranscendental(Operation *op);
+
 /// Emits, at `b`'s insertion point, the element-level computation of the
 /// fusable op `op` on the scalars `operands` (one per operand of `op`, of
 /// `op`'s element type) and returns the result scalar.
