@@ -8,7 +8,10 @@ random values: the result type with its first dynamic dim set to --rows and
 its other dynamic dims to 1 (a kernel's rows), each input shaped like it
 (row operands and static 1s as the plan types them). Prints, per kernel, the
 median time of a call and per row (one row: the last dim's elements) over
---repeats timings of --calls calls each.
+--repeats timings of --calls calls each. The buffers stay warm in the caches
+unless --cold-mib N: then the calls rotate over enough sets of buffers to
+fill N MiB (more than the last-level cache), as a model's kernels mostly
+find their operands.
 
   python3 bench/kernel_times.py out/bbt_grc --rows 1920 [--kernel NAME ...]
 
@@ -18,6 +21,7 @@ rows in dim 1 ([1, S, D] at batch 1), which this places in dim 0.
 import argparse
 import ctypes
 import json
+import math
 import os
 import statistics
 import sys
@@ -91,20 +95,43 @@ def entry_call(entry, tensors):
     """A no-argument callable that runs `entry` on `tensors`."""
     words = [descriptor(tensor) for tensor in tensors]
     args = (ctypes.c_void_p * len(words))(
-        *[ctypes.cast(w, ctypes.c_void_p) for w in words])
-    return lambda: entry(args)
+        *[ctypes.addressof(w) for w in words])
+
+    def call():
+        entry(args)
+    # The descriptors and tensors live as long as the call.
+    call.keep = (tensors, words)
+    return call
 
 
-def median_call_seconds(call, calls, repeats):
-    for _ in range(3):
+def median_call_seconds(rotation, calls, repeats):
+    """The median over `repeats` of the mean time of `calls` calls, each
+    call the next of `rotation`'s callables."""
+    for call in rotation[:3]:
         call()
-    times = []
+    times, next_call = [], 0
     for _ in range(repeats):
         start = time.perf_counter()
         for _ in range(calls):
-            call()
+            rotation[next_call]()
+            next_call = (next_call + 1) % len(rotation)
         times.append((time.perf_counter() - start) / calls)
     return statistics.median(times)
+
+
+def buffer_set(so, name, input_types, result_types, full, dtype):
+    """One set of a kernel's buffers: its forward and backward calls."""
+    inputs = [torch.randn(input_shape(t["shape"], full), dtype=dtype)
+              for t in input_types]
+    outputs = [torch.empty(full, dtype=dtype) for _ in result_types]
+    cotangents = [torch.randn(full, dtype=dtype) for _ in result_types]
+    grads = [torch.empty_like(x) for x in inputs]
+    tensors = inputs + outputs + cotangents + grads
+    size = sum(t.numel() * t.element_size() for t in tensors)
+    return (entry_call(getattr(so, f"rvnn_kernel_{name}"), inputs + outputs),
+            entry_call(getattr(so, f"rvnn_kernel_{name}_grad"),
+                       inputs + cotangents + grads),
+            size)
 
 
 def main():
@@ -115,6 +142,8 @@ def main():
                         help="only these kernels (repeatable)")
     parser.add_argument("--calls", type=int, default=50)
     parser.add_argument("--repeats", type=int, default=11)
+    parser.add_argument("--cold-mib", type=float, default=0,
+                        help="rotate over buffers filling this many MiB")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--json", help="write the times here as JSON")
     args = parser.parse_args()
@@ -135,7 +164,9 @@ def main():
     torch.manual_seed(args.seed)
 
     print(f"{args.model}: {args.rows} rows, median of {args.repeats} x "
-          f"{args.calls} calls")
+          f"{args.calls} calls, "
+          + (f"buffers rotated over {args.cold_mib:g} MiB" if args.cold_mib
+             else "warm buffers"))
     print(f"{'kernel':32} {'shape':>16} {'fwd us':>9} {'bwd us':>9} "
           f"{'fwd ns/row':>10} {'bwd ns/row':>10}")
     report = []
@@ -144,18 +175,15 @@ def main():
             continue
         dtype = DTYPES[result_types[0]["dtype"]]
         full = result_shape(result_types[0]["shape"], args.rows)
-        inputs = [torch.randn(input_shape(t["shape"], full), dtype=dtype)
-                  for t in input_types]
-        outputs = [torch.empty(full, dtype=dtype) for _ in result_types]
-        cotangents = [torch.randn(full, dtype=dtype) for _ in result_types]
-        grads = [torch.empty_like(x) for x in inputs]
-        forward = entry_call(getattr(so, f"rvnn_kernel_{name}"),
-                             inputs + outputs)
-        backward = entry_call(getattr(so, f"rvnn_kernel_{name}_grad"),
-                              inputs + cotangents + grads)
-        rows = outputs[0].numel() // full[-1]
-        fwd = median_call_seconds(forward, args.calls, args.repeats)
-        bwd = median_call_seconds(backward, args.calls, args.repeats)
+        sets = [buffer_set(so, name, input_types, result_types, full, dtype)]
+        while sum(size for _, _, size in sets) < args.cold_mib * 2**20:
+            sets.append(buffer_set(so, name, input_types, result_types, full,
+                                   dtype))
+        rows = math.prod(full[:-1])
+        fwd = median_call_seconds([f for f, _, _ in sets], args.calls,
+                                  args.repeats)
+        bwd = median_call_seconds([b for _, b, _ in sets], args.calls,
+                                  args.repeats)
         shape = "x".join(map(str, full))
         print(f"{name:32} {shape:>16} {fwd * 1e6:9.2f} {bwd * 1e6:9.2f} "
               f"{fwd * 1e9 / rows:10.1f} {bwd * 1e9 / rows:10.1f}")
@@ -165,6 +193,7 @@ def main():
         with open(args.json, "w") as f:
             json.dump({"model": args.model, "rows": args.rows,
                        "calls": args.calls, "repeats": args.repeats,
+                       "cold_mib": args.cold_mib,
                        "kernels": report}, f, indent=1)
 
 

@@ -25,6 +25,14 @@ config.substitutions.append(("%rvnn_src", config.rvnn_src_root))
 config.substitutions.append(("%models", os.path.join(config.rvnn_src_root, "models")))
 # The build directory, for scripts that take one (bench/cost_protocol.py).
 config.substitutions.append(("%rvnn_build", config.rvnn_obj_root))
+# OpenBLAS's Haswell and Zen SGEMM kernels (what rvnn-run multiplies with
+# on a machine without AVX-512, where it does not use LIBXSMM) round equal
+# rows of a product differently by their place in a tile; its Sandybridge
+# kernels compute every row alike. Tests that need exactly tied float32
+# values (BT-GRC's scores of equal pairs, pinning rvnn.topk's tie rule) run
+# rvnn-run on those.
+config.substitutions.append(
+    ("%row_invariant_blas", "env OPENBLAS_CORETYPE=Sandybridge"))
 
 llvm_config.use_default_substitutions()
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
