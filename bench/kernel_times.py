@@ -151,6 +151,9 @@ def main():
     with open(os.path.join(args.model, "manifest.json")) as f:
         manifest = json.load(f)
     library = manifest.get("kernels", {})
+    if "library" not in library:
+        sys.exit(f"kernel_times: {args.model}: manifest.json names no CPU "
+                 "kernel library (kernels.library)")
     if library.get("abi") != ABI:
         sys.exit(f"kernel_times: {args.model}: kernel ABI "
                  f"{library.get('abi')!r}, this script calls {ABI!r}")
