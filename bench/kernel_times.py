@@ -178,8 +178,8 @@ def main():
             continue
         dtype = DTYPES[result_types[0]["dtype"]]
         full = result_shape(result_types[0]["shape"], args.rows)
-        sets = [buffer_set(so, name, input_types, result_types, full, dtype)]
-        while sum(size for _, _, size in sets) < args.cold_mib * 2**20:
+        sets = []
+        while not sets or sum(s for _, _, s in sets) < args.cold_mib * 2**20:
             sets.append(buffer_set(so, name, input_types, result_types, full,
                                    dtype))
         rows = math.prod(full[:-1])
