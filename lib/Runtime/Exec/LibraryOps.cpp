@@ -18,9 +18,15 @@ using torch::Tensor;
 /// BLAS matrix-vector product a row, else by ops::linear, which keeps the
 /// results bit-identical to the linear layer's reference. Inside a loop, a
 /// weight the loop reads from outside is transposed once for the whole loop
-/// (Executor::transposedInvariant).
+/// (Executor::transposedInvariant). A batch of products of few rows each
+/// also takes one matrix-vector product a row.
 Tensor product(Executor &executor, const Tensor &lhs, const Tensor &rhs,
                const Tensor &bias, bool transposeRhs) {
+  if (rhs.dim() == 3 && lhs.dim() == 3) {
+    const Tensor matrices = transposeRhs ? rhs.transpose(1, 2) : rhs;
+    if (Tensor few = ops::fewRowProduct(lhs, matrices, bias); few.defined())
+      return few;
+  }
   if (rhs.dim() == 2) {
     Tensor matrix = transposeRhs ? executor.transposedInvariant(rhs) : rhs;
     if (!matrix.defined())

@@ -71,16 +71,16 @@ Tensor batchedOuterGrad(const Tensor &lhs, const Tensor &dy, bool transposed) {
 /// lhs's cotangent dy·op(rhs)ᵀ, given that transpose. With one output
 /// column (a scorer's last layer, N = 1) the contraction has length 1: a
 /// broadcast multiply instead of a BLAS call that packs both operands; a
-/// matrix rhs as the forward's product (LibraryOps.cpp) multiplies.
+/// matrix rhs, or a batch of few rows, as the forward's product
+/// (LibraryOps.cpp) multiplies.
 Tensor lhsGrad(const Tensor &dy, const Tensor &rhsTransposed) {
   if (dy.size(-1) == 1)
     return dy * rhsTransposed;
-  if (rhsTransposed.dim() == 2) {
+  if (rhsTransposed.dim() == 2)
     if (Tensor jit = ops::jitProduct(dy, rhsTransposed); jit.defined())
       return jit;
-    if (Tensor few = ops::fewRowProduct(dy, rhsTransposed); few.defined())
-      return few;
-  }
+  if (Tensor few = ops::fewRowProduct(dy, rhsTransposed); few.defined())
+    return few;
   return dy.dim() == 2 && rhsTransposed.dim() == 2
              ? dy.mm(rhsTransposed)
              : at::matmul(dy, rhsTransposed);

@@ -1,4 +1,5 @@
-// Products of a few rows by a matrix as one BLAS matrix-vector product a row.
+// Products of a few rows by a matrix (or a batch of them, each by its own
+// matrix) as one BLAS matrix-vector product a row.
 // The BLAS is looked up in the process rather than linked: it must be the
 // one LibTorch loaded (Debian's libblas.so.3, OpenBLAS), never a second copy.
 //
@@ -36,95 +37,136 @@ template <typename T> Gemv<T> loadedGemv() {
 
 bool fitsInt(int64_t v) { return v >= 0 && v <= INT_MAX; }
 
-/// `b` `[K, N]` as the BLAS sees it: y = op(A)·x with A column-major.
+/// A matrix `[K, N]` as the BLAS sees it: y = op(A)·x with A column-major.
 struct GemvMatrix {
   char trans;
   int m, n, lda;
 };
 
-/// Column-major `[K, N]` (row stride 1) is A = b, y = Aᵀx; row-major
-/// (column stride 1) is A = bᵀ `[N, K]`, y = Ax. Empty when neither stride
-/// makes a leading dimension the BLAS accepts.
-std::optional<GemvMatrix> asGemvMatrix(const torch::Tensor &b) {
-  const int64_t k = b.size(0), n = b.size(1);
-  if (b.stride(0) == 1 && b.stride(1) >= std::max<int64_t>(1, k) &&
-      fitsInt(b.stride(1)))
+/// `[K, N]` with these strides. Column-major (row stride 1) is A = b,
+/// y = Aᵀx; row-major (column stride 1) is A = bᵀ `[N, K]`, y = Ax. Empty
+/// when neither stride makes a leading dimension the BLAS accepts.
+std::optional<GemvMatrix> asGemvMatrix(int64_t k, int64_t n, int64_t rowStride,
+                                       int64_t columnStride) {
+  if (rowStride == 1 && columnStride >= std::max<int64_t>(1, k) &&
+      fitsInt(columnStride))
     return GemvMatrix{'T', static_cast<int>(k), static_cast<int>(n),
-                      static_cast<int>(b.stride(1))};
-  if (b.stride(1) == 1 && b.stride(0) >= std::max<int64_t>(1, n) &&
-      fitsInt(b.stride(0)))
+                      static_cast<int>(columnStride)};
+  if (columnStride == 1 && rowStride >= std::max<int64_t>(1, n) &&
+      fitsInt(rowStride))
     return GemvMatrix{'N', static_cast<int>(n), static_cast<int>(k),
-                      static_cast<int>(b.stride(0))};
+                      static_cast<int>(rowStride)};
   return std::nullopt;
 }
 
+/// The product's operands as rows `[batch, M, K]` and matrices
+/// `[batch, K, N]`: a 2-D `b` is one matrix every row multiplies (batch 1,
+/// matrix stride 0), a 3-D one a matrix per batch entry of a 3-D `x`.
+struct Operands {
+  torch::Tensor rows, matrices;
+  int64_t matrixStride;
+};
+
+std::optional<GemvMatrix> gemvMatrixOf(const torch::Tensor &matrices) {
+  return asGemvMatrix(matrices.size(-2), matrices.size(-1), matrices.stride(-2),
+                      matrices.stride(-1));
+}
+
+Operands operands(const torch::Tensor &x, const torch::Tensor &b) {
+  const int64_t k = b.size(-2);
+  torch::Tensor rows = b.dim() == 3   ? x
+                       : x.dim() == 2 ? x.unsqueeze(0)
+                                      : x.reshape({1, -1, k});
+  Operands o{rows, b, 0};
+  if (o.rows.stride(2) < 1)
+    o.rows = o.rows.contiguous();
+  if (!gemvMatrixOf(o.matrices))
+    o.matrices = o.matrices.contiguous();
+  if (b.dim() == 3)
+    o.matrixStride = o.matrices.stride(0);
+  return o;
+}
+
 template <typename T>
-void gemvRows(Gemv<T> gemv, const torch::Tensor &rows, const torch::Tensor &b,
-              torch::Tensor &out, T beta) {
-  std::optional<GemvMatrix> a = asGemvMatrix(b);
-  const torch::Tensor matrix = a ? b : b.contiguous();
-  if (!a)
-    a = asGemvMatrix(matrix);
-  const int incx = static_cast<int>(rows.stride(1)), incy = 1;
+void gemvRows(Gemv<T> gemv, const Operands &o, torch::Tensor &out, T beta) {
+  const GemvMatrix a = *gemvMatrixOf(o.matrices);
+  const int incx = static_cast<int>(o.rows.stride(2)), incy = 1;
   const T alpha = 1;
-  const T *x = rows.data_ptr<T>();
+  const int64_t batch = o.rows.size(0), m = o.rows.size(1), n = out.size(-1);
+  const T *matrix = o.matrices.data_ptr<T>();
+  const T *x = o.rows.data_ptr<T>();
   T *y = out.data_ptr<T>();
-  for (int64_t i = 0; i < rows.size(0); ++i)
-    gemv(&a->trans, &a->m, &a->n, &alpha, matrix.data_ptr<T>(), &a->lda,
-         x + i * rows.stride(0), &incx, &beta, y + i * out.stride(0), &incy, 1);
+  for (int64_t e = 0; e < batch; ++e)
+    for (int64_t i = 0; i < m; ++i)
+      gemv(&a.trans, &a.m, &a.n, &alpha, matrix + e * o.matrixStride, &a.lda,
+           x + e * o.rows.stride(0) + i * o.rows.stride(1), &incx, &beta,
+           y + (e * m + i) * n, &incy, 1);
 }
 
 bool recordsGradient(const torch::Tensor &t) {
   return t.defined() && t.requires_grad();
 }
 
-bool takes(const torch::Tensor &x, const torch::Tensor &b,
-           const torch::Tensor &bias) {
+bool onCpuAs(const torch::Tensor &t, at::ScalarType dtype) {
+  return t.scalar_type() == dtype && t.device().is_cpu();
+}
+
+/// Whether `x` and `b` are a product of few rows: by one matrix, or batched
+/// (3-D `x` and `b` of one batch size).
+bool fewRowShapes(const torch::Tensor &x, const torch::Tensor &b) {
+  if (b.dim() == 3)
+    return x.dim() == 3 && x.size(0) == b.size(0) && x.size(2) == b.size(1) &&
+           x.size(1) >= 1 && x.size(1) <= kMaxFewRows;
   if (b.dim() != 2 || x.dim() < 1 || x.size(-1) != b.size(0))
     return false;
+  const int64_t k = b.size(0);
+  const int64_t rows = k ? x.numel() / k : 0;
+  return rows >= 1 && rows <= kMaxFewRows;
+}
+
+bool takes(const torch::Tensor &x, const torch::Tensor &b,
+           const torch::Tensor &bias) {
+  if (!fewRowShapes(x, b))
+    return false;
   const auto dtype = x.scalar_type();
-  if ((dtype != at::kFloat && dtype != at::kDouble) ||
-      b.scalar_type() != dtype || !x.device().is_cpu() || !b.device().is_cpu())
+  if ((dtype != at::kFloat && dtype != at::kDouble) || !onCpuAs(x, dtype) ||
+      !onCpuAs(b, dtype))
     return false;
   if (bias.defined() &&
-      (bias.dim() != 1 || bias.size(0) != b.size(1) ||
-       bias.scalar_type() != dtype || !bias.device().is_cpu()))
+      (bias.dim() != 1 || bias.size(0) != b.size(-1) || !onCpuAs(bias, dtype)))
     return false;
   if (at::GradMode::is_enabled() &&
       (recordsGradient(x) || recordsGradient(b) || recordsGradient(bias)))
     return false;
-  const int64_t k = b.size(0), n = b.size(1);
-  const int64_t rows = k ? x.numel() / k : 0;
-  return rows >= 1 && rows <= kMaxFewRows && k >= 1 && n >= 1 && fitsInt(k) &&
-         fitsInt(n) && fitsInt(x.stride(-1)) && fitsInt(b.numel());
+  const int64_t k = b.size(-2), n = b.size(-1);
+  return k >= 1 && n >= 1 && fitsInt(k) && fitsInt(n) &&
+         fitsInt(x.stride(-1)) && fitsInt(k * n);
 }
 
 template <typename T>
 torch::Tensor product(Gemv<T> gemv, const torch::Tensor &x,
                       const torch::Tensor &b, const torch::Tensor &bias) {
-  const int64_t k = b.size(0), n = b.size(1);
   // Calls of a few rows take microseconds: no ATen op that is not needed.
-  torch::Tensor rows = x.dim() == 2 ? x : x.reshape({-1, k});
-  if (rows.stride(1) < 1)
-    rows = rows.contiguous();
-  RECORD_FUNCTION(kFewRowProductEvent, std::vector<c10::IValue>({rows, b}));
-  torch::Tensor out = at::empty({rows.size(0), n}, x.options());
+  const Operands o = operands(x, b);
+  RECORD_FUNCTION(kFewRowProductEvent,
+                  std::vector<c10::IValue>(
+                      {b.dim() == 3 ? o.rows : o.rows[0], o.matrices}));
+  std::vector<int64_t> sizes = x.sizes().vec();
+  sizes.back() = b.size(-1);
+  torch::Tensor out = at::empty(sizes, x.options());
   // gemv adds to y (beta = 1): the bias, or zeros (some BLAS builds scale
   // an unset y by beta = 0, which keeps its NaNs).
+  const int64_t rows = o.rows.size(0) * o.rows.size(1), n = b.size(-1);
   T *y = out.data_ptr<T>();
   if (bias.defined()) {
     const torch::Tensor biasRow = bias.contiguous();
-    for (int64_t i = 0; i < rows.size(0); ++i)
+    for (int64_t i = 0; i < rows; ++i)
       std::copy_n(biasRow.data_ptr<T>(), n, y + i * n);
   } else {
-    std::fill_n(y, rows.size(0) * n, T(0));
+    std::fill_n(y, rows * n, T(0));
   }
-  gemvRows<T>(gemv, rows, b, out, T(1));
-  if (x.dim() == 2)
-    return out;
-  std::vector<int64_t> sizes = x.sizes().vec();
-  sizes.back() = n;
-  return out.view(sizes);
+  gemvRows<T>(gemv, o, out, T(1));
+  return out;
 }
 
 } // namespace

@@ -69,6 +69,28 @@ TEST_F(FewRowProduct, TakesStridedRowsLeadingDimsAndMatrixViews) {
       random({18, 14}, at::kDouble, 12).slice(0, 0, 18, 2).slice(1, 0, 14, 2));
 }
 
+TEST_F(FewRowProduct, BatchesMultiplyEachEntryByItsOwnMatrix) {
+  const torch::Tensor bias = random({6}, at::kFloat, 30);
+  for (int64_t rows = 1; rows <= ops::kMaxFewRows; ++rows) {
+    const torch::Tensor x = random({5, rows, 9}, at::kFloat, 31 + rows);
+    const torch::Tensor b = random({5, 9, 6}, at::kFloat, 50 + rows);
+    expectMatchesMatmul(x, b);
+    expectMatchesMatmul(x, b, bias);
+    expectMatchesMatmul(x, random({5, 6, 9}, at::kFloat, 60).transpose(1, 2));
+  }
+  // EBT-GRC's selection: one row a beam over a window of its nodes (a
+  // slice that leaves out the last node of each matrix).
+  const torch::Tensor nodes = random({7, 12, 16}, at::kDouble, 70);
+  expectMatchesMatmul(random({7, 1, 11}, at::kDouble, 71),
+                      nodes.slice(1, 0, 11));
+  expectMatchesMatmul(random({7, 1, 11}, at::kDouble, 72),
+                      nodes.slice(1, 1, 12));
+  // Rows with a non-unit element stride; matrices neither stride 1 of.
+  expectMatchesMatmul(
+      random({7, 2, 22}, at::kDouble, 73).slice(2, 0, 22, 2),
+      random({7, 22, 6}, at::kDouble, 74).slice(1, 0, 22, 2).slice(2, 0, 6, 2));
+}
+
 TEST_F(FewRowProduct, LeavesOtherProductsToAten) {
   const torch::Tensor b = random({8, 6}, at::kFloat, 13);
   EXPECT_FALSE(
@@ -78,6 +100,17 @@ TEST_F(FewRowProduct, LeavesOtherProductsToAten) {
       ops::fewRowProduct(random({2, 8}, at::kDouble, 15), b).defined());
   EXPECT_FALSE(ops::fewRowProduct(random({2, 8}, at::kFloat, 16), b,
                                   random({2, 6}, at::kFloat, 17))
+                   .defined());
+  // Batched: more rows a batch entry, a broadcast or mismatched batch.
+  EXPECT_FALSE(
+      ops::fewRowProduct(random({3, ops::kMaxFewRows + 1, 8}, at::kFloat, 19),
+                         random({3, 8, 6}, at::kFloat, 20))
+          .defined());
+  EXPECT_FALSE(ops::fewRowProduct(random({3, 1, 8}, at::kFloat, 21),
+                                  random({1, 8, 6}, at::kFloat, 22))
+                   .defined());
+  EXPECT_FALSE(ops::fewRowProduct(random({1, 1, 8}, at::kFloat, 23),
+                                  random({3, 8, 6}, at::kFloat, 24))
                    .defined());
   EXPECT_FALSE(ops::fewRowProduct(torch::ones({2, 8}, at::kLong),
                                   torch::ones({8, 6}, at::kLong))

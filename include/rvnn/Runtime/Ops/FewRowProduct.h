@@ -14,18 +14,21 @@ namespace rvnn::runtime::ops {
 constexpr int64_t kMaxFewRows = 8;
 
 /// The RecordFunction name of a fewRowProduct call; its inputs are the rows
-/// `[m, K]` and `b`.
+/// `[m, K]` and `b` (batched: `x` and `b` as given).
 inline constexpr char kFewRowProductEvent[] = "rvnn::few_row_product";
 
-/// `x · b (+ bias)` for `x` `[..., K]` with at most kMaxFewRows rows, `b`
-/// `[K, N]` of any row or column stride (a linear layer's `wᵀ` is a view),
-/// `bias` `[N]` or undefined: one BLAS matrix-vector product (sgemv/dgemv of
-/// the BLAS LibTorch loaded) per row. Returns an undefined tensor when the
-/// product is not of that kind: more rows, not float or double on the CPU,
-/// autograd recording, or no BLAS gemv loaded in the process (a LibTorch
-/// with its BLAS linked in privately); the caller then takes ATen's path.
-/// Calls are visible to ATen's RecordFunction observers (the profiler, the
-/// GEMM replay of `rvnn-run bench`) under kFewRowProductEvent.
+/// `x · b (+ bias)` for `x` `[..., K]` with at most kMaxFewRows rows and `b`
+/// `[K, N]`, or batched, `x` `[B, M, K]` with M <= kMaxFewRows and `b`
+/// `[B, K, N]` (EBT-GRC's selection of one pair per beam, M = 1: ATen's bmm
+/// makes a full matrix product call per batch entry); any row or column
+/// stride of each matrix (a linear layer's `wᵀ` is a view), `bias` `[N]` or
+/// undefined: one BLAS matrix-vector product (sgemv/dgemv of the BLAS
+/// LibTorch loaded) per row. Returns an undefined tensor when the product is
+/// not of that kind: more rows, not float or double on the CPU, autograd
+/// recording, or no BLAS gemv loaded in the process (a LibTorch with its
+/// BLAS linked in privately); the caller then takes ATen's path. Calls are
+/// visible to ATen's RecordFunction observers (the profiler, the GEMM replay
+/// of `rvnn-run bench`) under kFewRowProductEvent.
 torch::Tensor fewRowProduct(const torch::Tensor &x, const torch::Tensor &b,
                             const torch::Tensor &bias = {});
 
