@@ -6,6 +6,7 @@
 #include <ATen/Dispatch.h>
 #include <ATen/Parallel.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -159,13 +160,42 @@ torch::Tensor beamGather(const torch::Tensor &x, const torch::Tensor &idx,
 torch::Tensor beamGatherBackward(const torch::Tensor &dy,
                                  const torch::Tensor &idx, int64_t factor,
                                  at::IntArrayRef inputSizes) {
-  int64_t width = rowWidth(inputSizes);
-  // The rows are added through a view: the result is no view, so that a
-  // later add into a window of it may write into it (add_into_window).
-  torch::Tensor grad = at::zeros(inputSizes, dy.options());
-  grad.view({inputSizes[0] * inputSizes[1], width})
-      .index_add_(0, sourceRows(idx, factor, inputSizes[1]),
-                  dy.reshape({dy.size(0) * dy.size(1), width}));
+  const int64_t width = rowWidth(inputSizes);
+  const int64_t sources = inputSizes[0] * inputSizes[1];
+  const torch::Tensor rows = sourceRows(idx, factor, inputSizes[1]);
+  const torch::Tensor dyRows = dy.reshape({dy.size(0) * dy.size(1), width});
+  if (!dy.device().is_cpu() || rows.scalar_type() != torch::kLong) {
+    // The rows are added through a view: the result is no view, so that a
+    // later add into a window of it may write into it (add_into_window).
+    torch::Tensor grad = at::zeros(inputSizes, dy.options());
+    grad.view({sources, width}).index_add_(0, rows, dyRows);
+    return grad;
+  }
+  // Each source row written once, in index_add_'s order: the first row
+  // gathered from it copied, later ones added, zeros where none was (a
+  // beam step's cotangent is the size of its state: zeroing it all first
+  // and adding went over it twice).
+  torch::Tensor grad = at::empty(inputSizes, dy.options());
+  const torch::Tensor in = dyRows.contiguous();
+  const int64_t *source = rows.data_ptr<int64_t>();
+  std::vector<bool> written(sources, false);
+  AT_DISPATCH_FLOATING_TYPES(dy.scalar_type(), "beam_gather_backward", [&] {
+    const scalar_t *from = in.data_ptr<scalar_t>();
+    scalar_t *to = grad.data_ptr<scalar_t>();
+    for (int64_t j = 0; j < rows.numel(); ++j) {
+      scalar_t *row = to + source[j] * width;
+      const scalar_t *add = from + j * width;
+      if (!written[source[j]])
+        std::copy_n(add, width, row);
+      else
+        for (int64_t w = 0; w < width; ++w)
+          row[w] += add[w];
+      written[source[j]] = true;
+    }
+    for (int64_t r = 0; r < sources; ++r)
+      if (!written[r])
+        std::fill_n(to + r * width, width, scalar_t(0));
+  });
   return grad;
 }
 

@@ -154,6 +154,21 @@ TEST(BeamOps, BeamGatherWithFactorReadsTheExpansion) {
                            viaExpand.grad()));
 }
 
+TEST(BeamOps, BeamGatherBackwardSumsRowsLikeIndexAdd) {
+  // Sample 0 gathers beam 1 three times and beam 0 never; sample 1 gathers
+  // beams 2, 0 and 2 (factor 1).
+  auto idx = at::tensor({1, 1, 1, 2, 0, 2}, kLong).view({2, 3});
+  for (at::ScalarType type : {at::kFloat, at::kDouble}) {
+    torch::manual_seed(7);
+    auto dy = torch::randn({2, 3, 4, 5}, at::TensorOptions().dtype(type));
+    auto reference = at::zeros({2, 3, 4, 5}, dy.options());
+    reference.view({6, 20}).index_add_(0, at::tensor({1, 1, 1, 5, 3, 5}, kLong),
+                                       dy.reshape({6, 20}));
+    EXPECT_TRUE(at::equal(
+        ops::beamGatherBackward(dy, idx, 1, reference.sizes()), reference));
+  }
+}
+
 TEST(BeamOps, BeamExpandRepeatsConsecutively) {
   auto x = uniformDoubles({2, 2, 3}, -1, 1, 4);
   auto y = ops::beamExpand(x, 3);
