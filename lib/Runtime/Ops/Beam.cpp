@@ -31,8 +31,13 @@ torch::Tensor sourceRows(const torch::Tensor &idx, int64_t factor,
     int64_t *row = rows.data_ptr<int64_t>();
     const int64_t k = in.size(1);
     for (int64_t n = 0; n < in.size(0); ++n)
-      for (int64_t j = 0; j < k; ++j)
-        row[n * k + j] = n * beams + parent[n * k + j] / factor;
+      for (int64_t j = 0; j < k; ++j) {
+        const int64_t candidate = parent[n * k + j];
+        TORCH_CHECK(candidate >= 0 && candidate < beams * factor,
+                    "beam_gather: idx[", n, ", ", j, "] = ", candidate,
+                    " is outside [0, ", beams * factor, ")");
+        row[n * k + j] = n * beams + candidate / factor;
+      }
     return rows;
   }
   torch::Tensor parents = factor == 1 ? idx : idx.div(factor, "trunc");
@@ -164,7 +169,10 @@ torch::Tensor beamGatherBackward(const torch::Tensor &dy,
   const int64_t sources = inputSizes[0] * inputSizes[1];
   const torch::Tensor rows = sourceRows(idx, factor, inputSizes[1]);
   const torch::Tensor dyRows = dy.reshape({dy.size(0) * dy.size(1), width});
-  if (!dy.device().is_cpu() || rows.scalar_type() != torch::kLong) {
+  const bool floating =
+      dy.scalar_type() == torch::kFloat || dy.scalar_type() == torch::kDouble;
+  if (!dy.device().is_cpu() || !floating ||
+      rows.scalar_type() != torch::kLong) {
     // The rows are added through a view: the result is no view, so that a
     // later add into a window of it may write into it (add_into_window).
     torch::Tensor grad = at::zeros(inputSizes, dy.options());

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <functional>
 #include <limits>
 
 namespace ops = rvnn::runtime::ops;
@@ -166,6 +167,26 @@ TEST(BeamOps, BeamGatherBackwardSumsRowsLikeIndexAdd) {
                                        dy.reshape({6, 20}));
     EXPECT_TRUE(at::equal(
         ops::beamGatherBackward(dy, idx, 1, reference.sizes()), reference));
+  }
+}
+
+TEST(BeamOps, BeamGatherRejectsAnIndexOutsideItsSample) {
+  // Index 6 of sample 0 would read sample 1's first beam (3 beams, factor 2).
+  auto x = uniformDoubles({2, 3, 2}, -1, 1, 8);
+  auto idx = at::tensor({0, 6, 1, 2}, kLong).view({2, 2});
+  for (auto call : {std::function<void()>([&] { ops::beamGather(x, idx, 2); }),
+                    std::function<void()>([&] {
+                      ops::beamGatherBackward(at::ones({2, 2, 2}, x.options()),
+                                              idx, 2, x.sizes());
+                    })}) {
+    try {
+      call();
+      ADD_FAILURE() << "an index outside [0, 6) must be rejected";
+    } catch (const c10::Error &e) {
+      EXPECT_NE(std::string(e.what()).find("idx[0, 1] = 6 is outside [0, 6)"),
+                std::string::npos)
+          << e.what();
+    }
   }
 }
 
