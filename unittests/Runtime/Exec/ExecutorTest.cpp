@@ -342,7 +342,8 @@ TEST(Executor, OnlyTensorsALoopReadsCollectTheirGradients) {
   torch::Tensor w = torch::ones({4}).requires_grad_();
   ExecutionContext context;
   Plan plan;
-  Executor executor(plan, [&](const std::string &) { return w; }, context);
+  Executor executor(
+      plan, [&](const std::string &) { return w; }, context);
   EXPECT_TRUE(
       std::get<torch::Tensor>(runSingleOp(executor, exec::ParamGetOp::name, {},
                                           {"f32", {4}, true}, {{"name", "w"}}))
