@@ -19,4 +19,11 @@ bool setIntraOpThreads(int threads) {
   return true;
 }
 
+int blasThreads() {
+  using GetThreads = int (*)();
+  auto getBlasThreads = reinterpret_cast<GetThreads>(
+      dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
+  return getBlasThreads ? getBlasThreads() : 0;
+}
+
 } // namespace rvnn::runtime

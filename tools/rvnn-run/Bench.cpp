@@ -213,6 +213,16 @@ std::string describeJitProducts() {
          (std::getenv("LIBXSMM_TARGET") ? "LIBXSMM_TARGET" : "detected") + ")";
 }
 
+/// "1 thread(s)", or "1 thread(s) (OpenBLAS 2)" where OpenBLAS's pool,
+/// which --threads sets and LibTorch's count does not report, differs.
+std::string threadCount() {
+  const int threads = at::get_num_threads(), blas = runtime::blasThreads();
+  std::string text = std::to_string(threads) + " thread(s)";
+  if (blas && blas != threads)
+    text += " (OpenBLAS " + std::to_string(blas) + ")";
+  return text;
+}
+
 } // namespace
 
 int runBench(const std::vector<std::string> &args) {
@@ -387,9 +397,8 @@ int runBench(const std::vector<std::string> &args) {
     separator = ", ";
   }
   table << (options.empty() ? ", " : "), ") << kernelsRan << " kernels, "
-        << recomputePolicyName(recomputePolicy) << " policy, "
-        << at::get_num_threads() << " thread(s), " << warmup << " warm-up + "
-        << steps << " timed steps\n"
+        << recomputePolicyName(recomputePolicy) << " policy, " << threadCount()
+        << ", " << warmup << " warm-up + " << steps << " timed steps\n"
         << "BLAS: " << describe(blasKernels()) << "\n"
         << "matrix products: " << describeJitProducts() << "\n";
   table << std::left << std::setw(24) << "bucket" << std::right << std::setw(10)
@@ -438,6 +447,7 @@ int runBench(const std::vector<std::string> &args) {
                           {"config", configPath},
                           {"device", device},
                           {"threads", at::get_num_threads()},
+                          {"blas_threads", runtime::blasThreads()},
                           {"blas", toJson(blasKernels())},
                           {"jit_products", runtime::ops::jitProductKernels()},
                           {"optimiser", trainer.optimiser.name},

@@ -12,13 +12,10 @@ namespace {
 TEST(Threads, SetsLibTorchAndOpenBlasPools) {
   const bool blasSet = rvnn::runtime::setIntraOpThreads(1);
   EXPECT_EQ(at::get_num_threads(), 1);
-  using GetThreads = int (*)();
-  auto getBlasThreads = reinterpret_cast<GetThreads>(
-      dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
-  ASSERT_EQ(blasSet, getBlasThreads != nullptr);
-  if (getBlasThreads) {
-    EXPECT_EQ(getBlasThreads(), 1);
-  }
+  const bool openBlas =
+      dlsym(RTLD_DEFAULT, "openblas_get_num_threads") != nullptr;
+  ASSERT_EQ(blasSet, openBlas);
+  EXPECT_EQ(rvnn::runtime::blasThreads(), openBlas ? 1 : 0);
 }
 
 } // namespace

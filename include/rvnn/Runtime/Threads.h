@@ -10,6 +10,11 @@ namespace rvnn::runtime {
 /// Returns whether the BLAS pool was found and set too.
 bool setIntraOpThreads(int threads);
 
+/// The threads OpenBLAS's pool runs a product on; 0 where LibTorch's BLAS is
+/// not OpenBLAS. Without --threads it is OpenBLAS's default (every core),
+/// whatever LibTorch's own count says.
+int blasThreads();
+
 } // namespace rvnn::runtime
 
 #endif // RVNN_RUNTIME_THREADS_H
