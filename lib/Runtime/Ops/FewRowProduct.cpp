@@ -43,11 +43,14 @@ struct GemvMatrix {
   int m, n, lda;
 };
 
-/// `[K, N]` with these strides. Column-major (row stride 1) is A = b,
-/// y = Aᵀx; row-major (column stride 1) is A = bᵀ `[N, K]`, y = Ax. Empty
-/// when neither stride makes a leading dimension the BLAS accepts.
-std::optional<GemvMatrix> asGemvMatrix(int64_t k, int64_t n, int64_t rowStride,
-                                       int64_t columnStride) {
+/// The matrices' last two dims `[K, N]` as the BLAS sees them: column-major
+/// (row stride 1) is A = b, y = Aᵀx; row-major (column stride 1) is A = bᵀ
+/// `[N, K]`, y = Ax. Empty when neither stride makes a leading dimension the
+/// BLAS accepts.
+std::optional<GemvMatrix> gemvMatrixOf(const torch::Tensor &matrices) {
+  const int64_t k = matrices.size(-2), n = matrices.size(-1);
+  const int64_t rowStride = matrices.stride(-2),
+                columnStride = matrices.stride(-1);
   if (rowStride == 1 && columnStride >= std::max<int64_t>(1, k) &&
       fitsInt(columnStride))
     return GemvMatrix{'T', static_cast<int>(k), static_cast<int>(n),
@@ -59,31 +62,28 @@ std::optional<GemvMatrix> asGemvMatrix(int64_t k, int64_t n, int64_t rowStride,
   return std::nullopt;
 }
 
-/// The product's operands as rows `[batch, M, K]` and matrices
-/// `[batch, K, N]`: a 2-D `b` is one matrix every row multiplies (batch 1,
-/// matrix stride 0), a 3-D one a matrix per batch entry of a 3-D `x`.
+/// The product's operands as rows `[batch, M, K]` and matrices: a 2-D `b`
+/// is one matrix every row multiplies (batch 1), a 3-D one `[batch, K, N]` a
+/// matrix per batch entry of a 3-D `x`.
 struct Operands {
   torch::Tensor rows, matrices;
-  int64_t matrixStride;
-};
 
-std::optional<GemvMatrix> gemvMatrixOf(const torch::Tensor &matrices) {
-  return asGemvMatrix(matrices.size(-2), matrices.size(-1), matrices.stride(-2),
-                      matrices.stride(-1));
-}
+  /// Elements from one batch entry's matrix to the next's (0: one matrix).
+  int64_t matrixStride() const {
+    return matrices.dim() == 3 ? matrices.stride(0) : 0;
+  }
+};
 
 Operands operands(const torch::Tensor &x, const torch::Tensor &b) {
   const int64_t k = b.size(-2);
   torch::Tensor rows = b.dim() == 3   ? x
                        : x.dim() == 2 ? x.unsqueeze(0)
                                       : x.reshape({1, -1, k});
-  Operands o{rows, b, 0};
+  Operands o{rows, b};
   if (o.rows.stride(2) < 1)
     o.rows = o.rows.contiguous();
   if (!gemvMatrixOf(o.matrices))
     o.matrices = o.matrices.contiguous();
-  if (b.dim() == 3)
-    o.matrixStride = o.matrices.stride(0);
   return o;
 }
 
@@ -94,11 +94,12 @@ void gemvRows(Gemv<T> gemv, const Operands &o, torch::Tensor &out, T beta) {
   const T alpha = 1;
   const int64_t batch = o.rows.size(0), m = o.rows.size(1), n = out.size(-1);
   const T *matrix = o.matrices.data_ptr<T>();
+  const int64_t matrixStride = o.matrixStride();
   const T *x = o.rows.data_ptr<T>();
   T *y = out.data_ptr<T>();
   for (int64_t e = 0; e < batch; ++e)
     for (int64_t i = 0; i < m; ++i)
-      gemv(&a.trans, &a.m, &a.n, &alpha, matrix + e * o.matrixStride, &a.lda,
+      gemv(&a.trans, &a.m, &a.n, &alpha, matrix + e * matrixStride, &a.lda,
            x + e * o.rows.stride(0) + i * o.rows.stride(1), &incx, &beta,
            y + (e * m + i) * n, &incy, 1);
 }
