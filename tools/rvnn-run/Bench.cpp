@@ -29,6 +29,7 @@
 #include "rvnn/Runtime/Data/ListOpsVocab.h"
 #include "rvnn/Runtime/Device.h"
 #include "rvnn/Runtime/HostAllocator.h"
+#include "rvnn/Runtime/Ops/FewRowProduct.h"
 #include "rvnn/Runtime/Ops/JitProduct.h"
 #include "rvnn/Runtime/RunConfig.h"
 #include "rvnn/Runtime/Threads.h"
@@ -208,8 +209,14 @@ struct Measurement {
 std::string describeJitProducts() {
   const std::string kernels = ops::jitProductKernels();
   if (kernels.empty())
-    return "the BLAS alone (no LIBXSMM, or its kernels are not AVX-512)";
-  return "LIBXSMM " + kernels + " kernels (" +
+    return "the BLAS alone (no LIBXSMM, or its kernels are neither AVX-512 "
+           "nor AVX2)";
+  const std::string scope =
+      ops::jitProductsOfFewRowsOnly()
+          ? " for 2 to " + std::to_string(ops::kMaxFewRows) +
+                " rows by a row-major matrix, the BLAS for the rest"
+          : "";
+  return "LIBXSMM " + kernels + " kernels" + scope + " (" +
          (std::getenv("LIBXSMM_TARGET") ? "LIBXSMM_TARGET" : "detected") + ")";
 }
 

@@ -9,6 +9,7 @@
 #include <ATen/Parallel.h>
 #include <ATen/record_function.h>
 
+#include "rvnn/Runtime/Ops/FewRowProduct.h"
 #include "rvnn/Runtime/Ops/JitProduct.h"
 
 #include <algorithm>
@@ -28,16 +29,24 @@ namespace {
 
 bool fitsInt(int64_t v) { return v >= 0 && v <= INT_MAX; }
 
-/// Whether LIBXSMM's kernels are used: only AVX-512 ones. Its AVX2 kernels
-/// (`LIBXSMM_TARGET=hsw`) multiply the models' larger products slower than
-/// OpenBLAS's, which pack them for the caches (NDR at batch 1: a 1.4x
-/// slower step; bench/README.md, session 30).
-bool useKernels() {
-  static const bool used = [] {
+/// Which products LIBXSMM's kernels multiply. AVX-512 ones: every product
+/// jitProduct takes. AVX2 ones multiply larger products slower than
+/// OpenBLAS's, which pack them for the caches (NDR at batch 1: a 1.4x slower
+/// step; bench/README.md, session 30), but products of a few rows by a
+/// row-major matrix 1.3-2.1x faster than one BLAS gemv a row, which reads
+/// the whole matrix for every row (session 42); with the few rows as the
+/// kernel's narrow dimension instead they run ten times slower.
+enum class KernelScope { None, FewRows, Every };
+
+KernelScope kernelScope() {
+  static const KernelScope scope = [] {
     libxsmm_init();
-    return libxsmm_get_target_archid() >= LIBXSMM_X86_AVX512_CORE;
+    const int arch = libxsmm_get_target_archid();
+    return arch >= LIBXSMM_X86_AVX512_CORE ? KernelScope::Every
+           : arch >= LIBXSMM_X86_AVX2      ? KernelScope::FewRows
+                                           : KernelScope::None;
   }();
-  return used;
+  return scope;
 }
 
 /// A column-major matrix operand: element (i, j) at data[i + j·ld].
@@ -194,11 +203,23 @@ bool product(const torch::Tensor &rows, const torch::Tensor &b,
   return true;
 }
 
+/// Whether `rows` rows by `matrix` is a product AVX2 kernels multiply
+/// faster than the BLAS: 2 to kMaxFewRows rows (one row: one gemv is as
+/// fast) by a row-major matrix (product's first form).
+bool fewRowsByRowMajor(int64_t rows, const Layout &matrix) {
+  return rows >= 2 && rows <= kMaxFewRows && matrix.rowMajor;
+}
+
 } // namespace
 
 torch::Tensor jitProduct(const torch::Tensor &x, const torch::Tensor &b,
                          const torch::Tensor &bias) {
-  if (!useKernels() || !takes(x, b, bias) || !layout(b))
+  const KernelScope scope = kernelScope();
+  if (scope == KernelScope::None || !takes(x, b, bias))
+    return {};
+  const std::optional<Layout> matrix = layout(b);
+  if (!matrix || (scope == KernelScope::FewRows &&
+                  !fewRowsByRowMajor(x.numel() / b.size(0), *matrix)))
     return {};
   const int64_t k = b.size(0), n = b.size(1);
   torch::Tensor rows = x.dim() == 2 ? x : x.reshape({-1, k});
@@ -217,9 +238,9 @@ torch::Tensor jitProduct(const torch::Tensor &x, const torch::Tensor &b,
 
 torch::Tensor jitBatchedProduct(const torch::Tensor &x,
                                 const torch::Tensor &y) {
-  if (!useKernels() || x.dim() < 3 || x.dim() != y.dim() || !cpuFloat(x) ||
-      !cpuFloat(y) || x.numel() == 0 || y.numel() == 0 ||
-      x.size(-1) != y.size(-2) || recordsGradient({&x, &y}) ||
+  if (kernelScope() != KernelScope::Every || x.dim() < 3 ||
+      x.dim() != y.dim() || !cpuFloat(x) || !cpuFloat(y) || x.numel() == 0 ||
+      y.numel() == 0 || x.size(-1) != y.size(-2) || recordsGradient({&x, &y}) ||
       x.sizes().slice(0, x.dim() - 2) != y.sizes().slice(0, y.dim() - 2))
     return {};
   const bool xTransposed = !x.is_contiguous();
@@ -266,7 +287,12 @@ torch::Tensor transposedCopy(const torch::Tensor &matrix) {
 }
 
 std::string jitProductKernels() {
-  return useKernels() ? libxsmm_get_target_arch() : std::string();
+  return kernelScope() != KernelScope::None ? libxsmm_get_target_arch()
+                                            : std::string();
+}
+
+bool jitProductsOfFewRowsOnly() {
+  return kernelScope() == KernelScope::FewRows;
 }
 
 #else
@@ -285,6 +311,8 @@ torch::Tensor transposedCopy(const torch::Tensor &matrix) {
 }
 
 std::string jitProductKernels() { return {}; }
+
+bool jitProductsOfFewRowsOnly() { return false; }
 
 #endif
 

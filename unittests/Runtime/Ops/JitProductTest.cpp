@@ -1,4 +1,5 @@
 #include "rvnn/Runtime/Ops/JitProduct.h"
+#include "rvnn/Runtime/Ops/FewRowProduct.h"
 
 #include <gtest/gtest.h>
 
@@ -31,11 +32,21 @@ void expectMatchesDouble(const torch::Tensor &x, const torch::Tensor &b,
       << (jit.to(at::kDouble) - reference).abs().max().item<double>();
 }
 
+/// Products of every shape jitProduct takes: AVX-512 kernels.
 class JitProduct : public ::testing::Test {
 protected:
   void SetUp() override {
-    if (ops::jitProductKernels().empty())
+    if (ops::jitProductKernels().empty() || ops::jitProductsOfFewRowsOnly())
       GTEST_SKIP() << "no LIBXSMM AVX-512 kernels in this build or on this CPU";
+  }
+};
+
+/// Products of few rows by a row-major matrix: AVX-512 or AVX2 kernels.
+class JitFewRowProduct : public ::testing::Test {
+protected:
+  void SetUp() override {
+    if (ops::jitProductKernels().empty())
+      GTEST_SKIP() << "no LIBXSMM kernels in this build or on this CPU";
   }
 };
 
@@ -117,6 +128,45 @@ TEST_F(JitProduct, LeavesOtherProductsToTheCaller) {
   EXPECT_FALSE(ops::jitProduct(x, w).defined());
   torch::NoGradGuard noGrad;
   EXPECT_TRUE(ops::jitProduct(x, w).defined());
+}
+
+TEST_F(JitFewRowProduct, MatchesDoubleForRowMajorMatrices) {
+  // The logic models' recurrent products ([2, 400] · [400, 1600] and its
+  // input cotangent), RIR-EBT-GRC's cell on a beam ([7, 512] · [512, 512]),
+  // odd sizes; rows as they lie and transposed (a column-major view).
+  for (auto [k, n] : {std::pair<int64_t, int64_t>{400, 1600},
+                      {1600, 400},
+                      {512, 512},
+                      {37, 3}}) {
+    const torch::Tensor b = random({k, n}, 40 + k);
+    const torch::Tensor bias = random({n}, 41 + n);
+    for (int64_t rows = 2; rows <= ops::kMaxFewRows; ++rows) {
+      const torch::Tensor x = random({rows, k}, 42 + rows);
+      expectMatchesDouble(x, b);
+      expectMatchesDouble(x, b, bias);
+      expectMatchesDouble(random({k, rows}, 43 + rows).t(), b);
+      // Matrix windows of a wider row-major tensor, leading dims.
+      expectMatchesDouble(x, random({k, n + 5}, 44).slice(1, 2, n + 2));
+    }
+    expectMatchesDouble(random({2, 3, k}, 45), b);
+  }
+}
+
+TEST_F(JitFewRowProduct, AvxTwoKernelsLeaveOtherProductsToTheCaller) {
+  if (!ops::jitProductsOfFewRowsOnly())
+    GTEST_SKIP() << "AVX-512 kernels take every product";
+  const torch::Tensor b = random({64, 48}, 50);
+  // One row (one gemv is as fast), more than kMaxFewRows, a column-major
+  // matrix (the kernels would run with the rows as their narrow dimension).
+  EXPECT_FALSE(ops::jitProduct(random({1, 64}, 51), b).defined());
+  EXPECT_FALSE(
+      ops::jitProduct(random({ops::kMaxFewRows + 1, 64}, 52), b).defined());
+  EXPECT_FALSE(
+      ops::jitProduct(random({4, 64}, 53), random({48, 64}, 54).t()).defined());
+  EXPECT_FALSE(
+      ops::jitBatchedProduct(random({2, 4, 64}, 55), random({2, 64, 48}, 56))
+          .defined());
+  EXPECT_TRUE(ops::jitProduct(random({4, 64}, 57), b).defined());
 }
 
 // Attention's per-head products: x·y, xᵀ·y (x a transposed view, no copy)

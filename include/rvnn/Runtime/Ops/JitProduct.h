@@ -14,15 +14,18 @@ inline constexpr char kJitProductEvent[] = "rvnn::jit_product";
 /// `x · b (+ bias)` for float `x` `[..., K]` on the CPU (a 2-D `x` may be
 /// column-major too: a collector's `dyᵀ` is a view), `b` `[K, N]` with a
 /// row or column stride of 1 (a linear layer's `wᵀ` is a view), `bias` `[N]`
-/// or undefined, by an AVX-512 kernel LIBXSMM generates for the shape
-/// (`LIBXSMM_TARGET` can name other AVX-512 kernels). LIBXSMM multiplies
-/// without packing the operands, which suits the models' products: a few to
-/// a few thousand rows by a weight of at most a few thousand columns.
-/// Returns an undefined tensor when the product is not of that kind
-/// (another dtype or device, autograd recording, a stride the kernels
-/// cannot take, no kernel for the shape), when LIBXSMM's kernels would not
-/// be AVX-512 (its AVX2 ones are slower than the BLAS on large products) or
-/// rvnn was built without LIBXSMM; the caller then takes another path.
+/// or undefined, by a kernel LIBXSMM generates for the shape and the CPU
+/// (`LIBXSMM_TARGET` can name others). LIBXSMM multiplies without packing
+/// the operands, which suits the models' products: with AVX-512 kernels a
+/// few to a few thousand rows by a weight of at most a few thousand
+/// columns; with AVX2 ones only 2 to kMaxFewRows rows by a row-major `b`
+/// (its AVX2 kernels are slower than the BLAS on larger products, faster
+/// than a BLAS gemv a row on these). Returns an undefined tensor when the
+/// product is not of that kind (another dtype or device, autograd
+/// recording, a stride the kernels cannot take, no kernel for the shape,
+/// outside the AVX2 kernels' products), when LIBXSMM's kernels would be
+/// neither or rvnn was built without LIBXSMM; the caller then takes another
+/// path.
 /// Calls are visible to ATen's RecordFunction observers (the profiler, the
 /// GEMM replay of `rvnn-run bench`) under kJitProductEvent.
 torch::Tensor jitProduct(const torch::Tensor &x, const torch::Tensor &b,
@@ -37,8 +40,9 @@ inline constexpr char kJitBatchedProductEvent[] = "rvnn::jit_batched_product";
 /// transposed view of a contiguous `[B..., K, M]`, `y` `[B..., K, N]` with
 /// the same batch sizes (a `y` that is not contiguous is copied first).
 /// Suits attention's per-head products, `[S, 32] · [32, S]` and the like,
-/// which the BLAS multiplies at a fraction of the kernels' rate. Undefined
-/// where jitProduct's would be, and for broadcast batches or other strides.
+/// which the BLAS multiplies at a fraction of the kernels' rate. AVX-512
+/// kernels only; undefined where jitProduct's would be, and for broadcast
+/// batches or other strides.
 torch::Tensor jitBatchedProduct(const torch::Tensor &x, const torch::Tensor &y);
 
 /// `matrix`ᵀ as a contiguous tensor: for a contiguous float CPU matrix by
@@ -46,10 +50,14 @@ torch::Tensor jitBatchedProduct(const torch::Tensor &x, const torch::Tensor &y);
 /// weight took about twice as long), else by ATen.
 torch::Tensor transposedCopy(const torch::Tensor &matrix);
 
-/// The instruction set of jitProduct's kernels ("skx", "cpx": AVX-512);
-/// empty when it multiplies nothing (no LIBXSMM in the build, or a CPU or
-/// LIBXSMM_TARGET without AVX-512).
+/// The instruction set of jitProduct's kernels ("skx", "cpx": AVX-512;
+/// "hsw": AVX2); empty when it multiplies nothing (no LIBXSMM in the build,
+/// or a CPU or LIBXSMM_TARGET without AVX2).
 std::string jitProductKernels();
+
+/// Whether jitProduct's kernels take only products of few rows by a
+/// row-major matrix (AVX2 kernels).
+bool jitProductsOfFewRowsOnly();
 
 } // namespace rvnn::runtime::ops
 
