@@ -29,7 +29,6 @@
 #include "rvnn/Runtime/Data/ListOpsVocab.h"
 #include "rvnn/Runtime/Device.h"
 #include "rvnn/Runtime/HostAllocator.h"
-#include "rvnn/Runtime/Ops/FewRowProduct.h"
 #include "rvnn/Runtime/Ops/JitProduct.h"
 #include "rvnn/Runtime/RunConfig.h"
 #include "rvnn/Runtime/Threads.h"
@@ -213,7 +212,7 @@ std::string describeJitProducts() {
            "nor AVX2)";
   const std::string scope =
       ops::jitProductsOfFewRowsOnly()
-          ? " for 2 to " + std::to_string(ops::kMaxFewRows) +
+          ? " for 2 to " + std::to_string(ops::kMaxRowsOfAvx2JitProducts) +
                 " rows by a row-major matrix, the BLAS for the rest"
           : "";
   return "LIBXSMM " + kernels + " kernels" + scope + " (" +

@@ -9,7 +9,6 @@
 #include <ATen/Parallel.h>
 #include <ATen/record_function.h>
 
-#include "rvnn/Runtime/Ops/FewRowProduct.h"
 #include "rvnn/Runtime/Ops/JitProduct.h"
 
 #include <algorithm>
@@ -33,9 +32,8 @@ bool fitsInt(int64_t v) { return v >= 0 && v <= INT_MAX; }
 /// jitProduct takes. AVX2 ones multiply larger products slower than
 /// OpenBLAS's, which pack them for the caches (NDR at batch 1: a 1.4x slower
 /// step; bench/README.md, session 30), but products of a few rows by a
-/// row-major matrix 1.3-2.1x faster than one BLAS gemv a row, which reads
-/// the whole matrix for every row (session 42); with the few rows as the
-/// kernel's narrow dimension instead they run ten times slower.
+/// row-major matrix faster (kMaxRowsOfAvx2JitProducts); with the few rows
+/// as the kernel's narrow dimension instead they run ten times slower.
 enum class KernelScope { None, FewRows, Every };
 
 KernelScope kernelScope() {
@@ -204,10 +202,10 @@ bool product(const torch::Tensor &rows, const torch::Tensor &b,
 }
 
 /// Whether `rows` rows by `matrix` is a product AVX2 kernels multiply
-/// faster than the BLAS: 2 to kMaxFewRows rows (one row: one gemv is as
-/// fast) by a row-major matrix (product's first form).
+/// faster than the BLAS: 2 to kMaxRowsOfAvx2JitProducts rows (one row: one
+/// gemv is as fast) by a row-major matrix (product's first form).
 bool fewRowsByRowMajor(int64_t rows, const Layout &matrix) {
-  return rows >= 2 && rows <= kMaxFewRows && matrix.rowMajor;
+  return rows >= 2 && rows <= kMaxRowsOfAvx2JitProducts && matrix.rowMajor;
 }
 
 } // namespace

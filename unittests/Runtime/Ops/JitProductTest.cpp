@@ -1,5 +1,4 @@
 #include "rvnn/Runtime/Ops/JitProduct.h"
-#include "rvnn/Runtime/Ops/FewRowProduct.h"
 
 #include <gtest/gtest.h>
 
@@ -140,7 +139,8 @@ TEST_F(JitFewRowProduct, MatchesDoubleForRowMajorMatrices) {
                       {37, 3}}) {
     const torch::Tensor b = random({k, n}, 40 + k);
     const torch::Tensor bias = random({n}, 41 + n);
-    for (int64_t rows = 2; rows <= ops::kMaxFewRows; ++rows) {
+    for (int64_t rows :
+         {int64_t(2), int64_t(7), ops::kMaxRowsOfAvx2JitProducts}) {
       const torch::Tensor x = random({rows, k}, 42 + rows);
       expectMatchesDouble(x, b);
       expectMatchesDouble(x, b, bias);
@@ -156,11 +156,13 @@ TEST_F(JitFewRowProduct, AvxTwoKernelsLeaveOtherProductsToTheCaller) {
   if (!ops::jitProductsOfFewRowsOnly())
     GTEST_SKIP() << "AVX-512 kernels take every product";
   const torch::Tensor b = random({64, 48}, 50);
-  // One row (one gemv is as fast), more than kMaxFewRows, a column-major
-  // matrix (the kernels would run with the rows as their narrow dimension).
+  // One row (one gemv is as fast), more than kMaxRowsOfAvx2JitProducts, a
+  // column-major matrix (the kernels would run with the rows as their
+  // narrow dimension).
   EXPECT_FALSE(ops::jitProduct(random({1, 64}, 51), b).defined());
   EXPECT_FALSE(
-      ops::jitProduct(random({ops::kMaxFewRows + 1, 64}, 52), b).defined());
+      ops::jitProduct(random({ops::kMaxRowsOfAvx2JitProducts + 1, 64}, 52), b)
+          .defined());
   EXPECT_FALSE(
       ops::jitProduct(random({4, 64}, 53), random({48, 64}, 54).t()).defined());
   EXPECT_FALSE(

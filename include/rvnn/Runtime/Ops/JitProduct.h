@@ -7,6 +7,13 @@
 
 namespace rvnn::runtime::ops {
 
+/// Most rows of a product LIBXSMM's AVX2 kernels take (by a row-major
+/// matrix, one thread, Zen 3): against OpenBLAS 0.3.21's sgemm 1.8x as fast
+/// at 9 rows and 1.6x at 15, as fast at 16, 7-20% slower from 32 rows on
+/// (`[M, 512]·[512, 512]`); against one gemv a row 1.3-2.1x at 2-8 rows,
+/// as fast at one (bench/README.md, session 42).
+constexpr int64_t kMaxRowsOfAvx2JitProducts = 15;
+
 /// The RecordFunction name of a jitProduct call; its inputs are the rows
 /// `[m, K]` and `b`.
 inline constexpr char kJitProductEvent[] = "rvnn::jit_product";
@@ -18,7 +25,8 @@ inline constexpr char kJitProductEvent[] = "rvnn::jit_product";
 /// (`LIBXSMM_TARGET` can name others). LIBXSMM multiplies without packing
 /// the operands, which suits the models' products: with AVX-512 kernels a
 /// few to a few thousand rows by a weight of at most a few thousand
-/// columns; with AVX2 ones only 2 to kMaxFewRows rows by a row-major `b`
+/// columns; with AVX2 ones only 2 to kMaxRowsOfAvx2JitProducts rows by a
+/// row-major `b`
 /// (its AVX2 kernels are slower than the BLAS on larger products, faster
 /// than a BLAS gemv a row on these). Returns an undefined tensor when the
 /// product is not of that kind (another dtype or device, autograd
