@@ -161,7 +161,8 @@ Plan dropoutPlan(const std::string &name) {
 }
 
 Executor executorFor(const Plan &plan, ExecutionContext &context) {
-  return Executor(plan, [](const std::string &) { return Tensor(); }, context);
+  return Executor(
+      plan, [](const std::string &) { return Tensor(); }, context);
 }
 
 Tensor callForward(Executor &executor, const Tensor &x, const Tensor &w) {
@@ -503,6 +504,43 @@ TEST(Vjp, SliceRuleMatchesAutograd) {
   expectFastRuleMatchesAutograd(c,
                                 {uniformDoubles({3, 5}, -1, 1, 21), int64_t{1}},
                                 uniformDoubles({5}, -1, 1, 22));
+}
+
+// Slice cotangents are added into their windows row by row where the
+// window is small and its rows contiguous, by ATen otherwise: both give
+// ATen's sums, in every layout, and nothing outside the window changes.
+TEST(AddIntoWindow, EqualsAtenAddOnEveryLayout) {
+  auto expectAdds = [](const Tensor &grad, const SliceSpec &spec,
+                       const Tensor &dy) {
+    Tensor expected = grad.clone();
+    Tensor update = dy;
+    for (int64_t dim : spec.dropped)
+      update = update.unsqueeze(dim);
+    stridedSlice(expected, spec).add_(update);
+    Tensor sum = grad.clone();
+    addIntoWindow(sum, spec, dy);
+    EXPECT_TRUE(torch::equal(sum, expected))
+        << "grad " << grad.sizes() << " dy " << dy.sizes();
+  };
+  for (auto dtype : {torch::kFloat, torch::kDouble, torch::kInt}) {
+    const auto options = torch::TensorOptions().dtype(dtype);
+    const Tensor grad = torch::randint(-9, 9, {4, 3, 10}, options);
+    // Rows of a 3-D window (offsets in every dim), its update contiguous or
+    // a transposed view (rows not contiguous: ATen's add).
+    const SliceSpec rows{{1, 1, 2}, {2, 2, 7}, {1, 1, 1}, {}};
+    expectAdds(grad, rows, torch::randint(-9, 9, {2, 2, 7}, options));
+    expectAdds(grad, rows,
+               torch::randint(-9, 9, {7, 2, 2}, options).permute({2, 1, 0}));
+    // A dropped unit dim, and columns taken with a stride.
+    expectAdds(grad, {{2, 0, 0}, {1, 3, 10}, {1, 1, 1}, {0}},
+               torch::randint(-9, 9, {3, 10}, options));
+    expectAdds(grad, {{0, 0, 1}, {4, 3, 4}, {1, 1, 2}, {}},
+               torch::randint(-9, 9, {4, 3, 4}, options));
+  }
+  // A window past the row-by-row size (ATen's add).
+  const Tensor wide = torch::randn({3, 200, 100});
+  expectAdds(wide, {{0, 0, 0}, {3, 200, 50}, {1, 1, 1}, {}},
+             torch::randn({3, 200, 50}));
 }
 
 namespace {
