@@ -9,6 +9,7 @@
 #include "RecomputeOption.h"
 #include "StepProfile.h"
 #include "Subcommands.h"
+#include "ThreadsOption.h"
 
 #include <algorithm>
 #include <chrono>
@@ -256,9 +257,7 @@ int runBench(const std::vector<std::string> &args) {
   parser.add("--steps", "N", "timed steps per bucket and batch size", steps);
   parser.add("--seed", "N",
              "parameter initialisation, dropout and generated data", seed);
-  parser.add("--threads", "N",
-             "intra-op threads, LibTorch's and OpenBLAS's (0: their defaults)",
-             threads);
+  addThreadsOption(parser, threads);
   parser.add("--device", "NAME", "cpu, cuda or cuda:N", device);
   addKernelsOption(parser, kernels);
   addRecomputeOption(parser, recompute);
@@ -299,8 +298,7 @@ int runBench(const std::vector<std::string> &args) {
   train::TrainerConfig trainer =
       train::TrainerConfig::fromJson(config.training);
   const torch::Device target = selectDevice(device);
-  if (threads)
-    setIntraOpThreads(static_cast<int>(threads));
+  applyThreadsOption(threads);
   const std::string kernelsRan(kernelModeName(kernelMode));
 
   const double sgemmRate = profile ? measureSgemmRate() : 0;

@@ -3,6 +3,7 @@
 #include "OptionParser.h"
 #include "Report.h"
 #include "Subcommands.h"
+#include "ThreadsOption.h"
 
 #include <filesystem>
 #include <iostream>
@@ -21,6 +22,7 @@ int runEval(const std::vector<std::string> &args) {
   std::string configPath, modelDir, checkpoint, weights, dataFile;
   std::string device = "cpu", kernels = "generated", options;
   bool latest = false;
+  unsigned threads = 0;
   OptionParser parser("rvnn-run eval",
                       "Scores a checkpoint (or a weights file) on a data "
                       "file and prints\naccuracy by length bucket.\n");
@@ -36,6 +38,7 @@ int runEval(const std::vector<std::string> &args) {
   parser.add("--device", "NAME", "cpu, cuda or cuda:N", device);
   addKernelsOption(parser, kernels);
   addEvalOptionsOption(parser, options);
+  addThreadsOption(parser, threads);
   parser.addFlag("--latest",
                  "use the checkpoint's latest parameters, not its best",
                  latest);
@@ -53,6 +56,7 @@ int runEval(const std::vector<std::string> &args) {
 
   RunConfig config = readRunConfig(configPath);
   const Dataset data = readDataset(config.task, dataFile);
+  applyThreadsOption(threads);
   CompiledModel model(modelDir, selectDevice(device), /*seed=*/0, kernelMode);
   applyRunConfig(config, config.recompute, model.executionContext());
   model.setEvalOptions(evalOptions(parser, options));

@@ -4,6 +4,7 @@
 #include "RecomputeOption.h"
 #include "Report.h"
 #include "Subcommands.h"
+#include "ThreadsOption.h"
 
 #include <filesystem>
 #include <iostream>
@@ -27,6 +28,7 @@ int runTrain(const std::vector<std::string> &args) {
   std::string device = "cpu", kernels = "generated", recompute = "config";
   std::uint64_t seed = 1, maxSteps = 0, epochs = 0;
   bool resume = false, overwrite = false;
+  unsigned threads = 0;
   OptionParser parser(
       "rvnn-run train",
       "Trains a compiled model on a task's data with the training settings\n"
@@ -47,6 +49,7 @@ int runTrain(const std::vector<std::string> &args) {
   addRecomputeOption(parser, recompute);
   addEvalOptionsOption(parser, evalOptionText);
   parser.add("--seed", "N", "initialisation, dropout and batch order", seed);
+  addThreadsOption(parser, threads);
   parser.add("--max-steps", "N", "stop after N optimiser steps (0: config)",
              maxSteps);
   parser.add("--epochs", "N", "epochs at most (0: config)", epochs);
@@ -80,6 +83,7 @@ int runTrain(const std::vector<std::string> &args) {
     training["epochs"] = epochs;
   train::TrainerConfig trainerConfig = train::TrainerConfig::fromJson(training);
 
+  applyThreadsOption(threads);
   CompiledModel model(modelDir, selectDevice(device), seed, kernelMode);
   applyRunConfig(config, recomputeOption(parser, recompute, config),
                  model.executionContext());
