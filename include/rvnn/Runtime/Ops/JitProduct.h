@@ -26,14 +26,12 @@ inline constexpr char kJitProductEvent[] = "rvnn::jit_product";
 /// the operands, which suits the models' products: with AVX-512 kernels a
 /// few to a few thousand rows by a weight of at most a few thousand
 /// columns; with AVX2 ones only 2 to kMaxRowsOfAvx2JitProducts rows by a
-/// row-major `b`
-/// (its AVX2 kernels are slower than the BLAS on larger products, faster
-/// than a BLAS gemv a row on these). Returns an undefined tensor when the
-/// product is not of that kind (another dtype or device, autograd
-/// recording, a stride the kernels cannot take, no kernel for the shape,
-/// outside the AVX2 kernels' products), when LIBXSMM's kernels would be
-/// neither or rvnn was built without LIBXSMM; the caller then takes another
-/// path.
+/// row-major `b` (on larger products they are slower than the BLAS).
+/// Returns an undefined tensor when the product is not of that kind
+/// (another dtype or device, autograd recording, a stride the kernels
+/// cannot take, no kernel for the shape, outside the AVX2 kernels'
+/// products), when LIBXSMM's kernels would be neither AVX-512 nor AVX2 or
+/// rvnn was built without LIBXSMM; the caller then takes another path.
 /// Calls are visible to ATen's RecordFunction observers (the profiler, the
 /// GEMM replay of `rvnn-run bench`) under kJitProductEvent.
 torch::Tensor jitProduct(const torch::Tensor &x, const torch::Tensor &b,
