@@ -154,8 +154,8 @@ constexpr int64_t kRowAddedWindow = 16384;
 /// double CPU window of dy's shape whose rows are contiguous in both; false,
 /// nothing written, otherwise.
 bool addRows(Tensor &window, const Tensor &dy) {
-  if (window.dim() == 0 || window.numel() > kRowAddedWindow ||
-      window.sizes() != dy.sizes() ||
+  if (window.dim() == 0 || window.numel() == 0 ||
+      window.numel() > kRowAddedWindow || window.sizes() != dy.sizes() ||
       window.scalar_type() != dy.scalar_type() || !window.device().is_cpu() ||
       !dy.device().is_cpu() || window.stride(-1) != 1 || dy.stride(-1) != 1 ||
       (window.scalar_type() != at::kFloat &&

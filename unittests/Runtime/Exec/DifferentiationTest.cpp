@@ -537,6 +537,10 @@ TEST(AddIntoWindow, EqualsAtenAddOnEveryLayout) {
     expectAdds(grad, {{0, 0, 1}, {4, 3, 4}, {1, 1, 2}, {}},
                torch::randint(-9, 9, {4, 3, 4}, options));
   }
+  // Empty windows (a recursion's last step may slice none of a row).
+  const Tensor small = torch::randn({3, 4});
+  expectAdds(small, {{0, 0}, {3, 0}, {1, 1}, {}}, torch::randn({3, 0}));
+  expectAdds(small, {{0, 0}, {0, 4}, {1, 1}, {}}, torch::randn({0, 4}));
   // A window past the row-by-row size (ATen's add).
   const Tensor wide = torch::randn({3, 200, 100});
   expectAdds(wide, {{0, 0, 0}, {3, 200, 50}, {1, 1, 1}, {}},
