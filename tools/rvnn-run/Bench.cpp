@@ -212,10 +212,12 @@ std::string describeJitProducts() {
     return "the BLAS alone (no LIBXSMM, or its kernels are neither AVX-512 "
            "nor AVX2)";
   const std::string scope =
-      ops::jitProductsOfFewRowsOnly()
-          ? " for 2 to " + std::to_string(ops::kMaxRowsOfAvx2JitProducts) +
-                " rows by a row-major matrix, the BLAS for the rest"
-          : "";
+      ops::jitProductsTakeEveryShape()
+          ? ""
+          : " for 2 to " + std::to_string(ops::kMaxRowsOfAvx2JitProducts) +
+                " rows by a row-major matrix and batches with K or N at most " +
+                std::to_string(ops::kMaxNarrowDimOfAvx2BatchedProducts) +
+                ", the BLAS for the rest";
   return "LIBXSMM " + kernels + " kernels" + scope + " (" +
          (std::getenv("LIBXSMM_TARGET") ? "LIBXSMM_TARGET" : "detected") + ")";
 }

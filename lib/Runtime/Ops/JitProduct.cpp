@@ -29,19 +29,19 @@ namespace {
 bool fitsInt(int64_t v) { return v >= 0 && v <= INT_MAX; }
 
 /// Which products LIBXSMM's kernels multiply. AVX-512 ones: every product
-/// jitProduct takes. AVX2 ones multiply larger products slower than
-/// OpenBLAS's, which pack them for the caches (NDR at batch 1: a 1.4x slower
-/// step; bench/README.md, session 30), but products of a few rows by a
-/// row-major matrix faster (kMaxRowsOfAvx2JitProducts); with the few rows
-/// as the kernel's narrow dimension instead they run ten times slower.
-enum class KernelScope { None, FewRows, Every };
+/// jitProduct and jitBatchedProduct take. AVX2 ones multiply larger
+/// products slower than OpenBLAS's, which pack them for the caches (NDR at
+/// batch 1: a 1.4x slower step; bench/README.md, session 30), but some
+/// narrow ones faster (kMaxRowsOfAvx2JitProducts,
+/// kMaxNarrowDimOfAvx2BatchedProducts).
+enum class KernelScope { None, NarrowShapes, Every };
 
 KernelScope kernelScope() {
   static const KernelScope scope = [] {
     libxsmm_init();
     const int arch = libxsmm_get_target_archid();
     return arch >= LIBXSMM_X86_AVX512_CORE ? KernelScope::Every
-           : arch >= LIBXSMM_X86_AVX2      ? KernelScope::FewRows
+           : arch >= LIBXSMM_X86_AVX2      ? KernelScope::NarrowShapes
                                            : KernelScope::None;
   }();
   return scope;
@@ -203,9 +203,17 @@ bool product(const torch::Tensor &rows, const torch::Tensor &b,
 
 /// Whether `rows` rows by `matrix` is a product AVX2 kernels multiply
 /// faster than the BLAS: 2 to kMaxRowsOfAvx2JitProducts rows (one row: one
-/// gemv is as fast) by a row-major matrix (product's first form).
+/// gemv is as fast) by a row-major matrix (product's first form; with the
+/// rows as the kernel's narrow dimension they run ten times slower).
 bool fewRowsByRowMajor(int64_t rows, const Layout &matrix) {
   return rows >= 2 && rows <= kMaxRowsOfAvx2JitProducts && matrix.rowMajor;
+}
+
+/// Whether batches of `[M, K]·[K, N]` are products AVX2 kernels multiply
+/// faster than the BLAS: K or N at most kMaxNarrowDimOfAvx2BatchedProducts
+/// (a narrow M alone is slower).
+bool narrowBatchedShape(int64_t k, int64_t n) {
+  return std::min(k, n) <= kMaxNarrowDimOfAvx2BatchedProducts;
 }
 
 } // namespace
@@ -216,7 +224,7 @@ torch::Tensor jitProduct(const torch::Tensor &x, const torch::Tensor &b,
   if (scope == KernelScope::None || !takes(x, b, bias))
     return {};
   const std::optional<Layout> matrix = layout(b);
-  if (!matrix || (scope == KernelScope::FewRows &&
+  if (!matrix || (scope == KernelScope::NarrowShapes &&
                   !fewRowsByRowMajor(x.numel() / b.size(0), *matrix)))
     return {};
   const int64_t k = b.size(0), n = b.size(1);
@@ -236,10 +244,13 @@ torch::Tensor jitProduct(const torch::Tensor &x, const torch::Tensor &b,
 
 torch::Tensor jitBatchedProduct(const torch::Tensor &x,
                                 const torch::Tensor &y) {
-  if (kernelScope() != KernelScope::Every || x.dim() < 3 ||
-      x.dim() != y.dim() || !cpuFloat(x) || !cpuFloat(y) || x.numel() == 0 ||
-      y.numel() == 0 || x.size(-1) != y.size(-2) || recordsGradient({&x, &y}) ||
-      x.sizes().slice(0, x.dim() - 2) != y.sizes().slice(0, y.dim() - 2))
+  const KernelScope scope = kernelScope();
+  if (scope == KernelScope::None || x.dim() < 3 || x.dim() != y.dim() ||
+      !cpuFloat(x) || !cpuFloat(y) || x.numel() == 0 || y.numel() == 0 ||
+      x.size(-1) != y.size(-2) || recordsGradient({&x, &y}) ||
+      x.sizes().slice(0, x.dim() - 2) != y.sizes().slice(0, y.dim() - 2) ||
+      (scope == KernelScope::NarrowShapes &&
+       !narrowBatchedShape(x.size(-1), y.size(-1))))
     return {};
   const bool xTransposed = !x.is_contiguous();
   if (xTransposed && !x.transpose(-1, -2).is_contiguous())
@@ -289,9 +300,7 @@ std::string jitProductKernels() {
                                             : std::string();
 }
 
-bool jitProductsOfFewRowsOnly() {
-  return kernelScope() == KernelScope::FewRows;
-}
+bool jitProductsTakeEveryShape() { return kernelScope() == KernelScope::Every; }
 
 #else
 
@@ -310,7 +319,7 @@ torch::Tensor transposedCopy(const torch::Tensor &matrix) {
 
 std::string jitProductKernels() { return {}; }
 
-bool jitProductsOfFewRowsOnly() { return false; }
+bool jitProductsTakeEveryShape() { return false; }
 
 #endif
 

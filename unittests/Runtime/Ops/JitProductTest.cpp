@@ -35,13 +35,14 @@ void expectMatchesDouble(const torch::Tensor &x, const torch::Tensor &b,
 class JitProduct : public ::testing::Test {
 protected:
   void SetUp() override {
-    if (ops::jitProductKernels().empty() || ops::jitProductsOfFewRowsOnly())
+    if (!ops::jitProductsTakeEveryShape())
       GTEST_SKIP() << "no LIBXSMM AVX-512 kernels in this build or on this CPU";
   }
 };
 
-/// Products of few rows by a row-major matrix: AVX-512 or AVX2 kernels.
-class JitFewRowProduct : public ::testing::Test {
+/// Narrow products, which AVX2 kernels take too: few rows by a row-major
+/// matrix, batches whose K or N is small.
+class JitNarrowProduct : public ::testing::Test {
 protected:
   void SetUp() override {
     if (ops::jitProductKernels().empty())
@@ -129,7 +130,7 @@ TEST_F(JitProduct, LeavesOtherProductsToTheCaller) {
   EXPECT_TRUE(ops::jitProduct(x, w).defined());
 }
 
-TEST_F(JitFewRowProduct, MatchesDoubleForRowMajorMatrices) {
+TEST_F(JitNarrowProduct, MatchesDoubleForRowMajorMatrices) {
   // The logic models' recurrent products ([2, 400] · [400, 1600] and its
   // input cotangent), RIR-EBT-GRC's cell on a beam ([7, 512] · [512, 512]),
   // odd sizes; rows as they lie and transposed (a column-major view).
@@ -152,8 +153,8 @@ TEST_F(JitFewRowProduct, MatchesDoubleForRowMajorMatrices) {
   }
 }
 
-TEST_F(JitFewRowProduct, AvxTwoKernelsLeaveOtherProductsToTheCaller) {
-  if (!ops::jitProductsOfFewRowsOnly())
+TEST_F(JitNarrowProduct, AvxTwoKernelsLeaveWideProductsToTheCaller) {
+  if (ops::jitProductsTakeEveryShape())
     GTEST_SKIP() << "AVX-512 kernels take every product";
   const torch::Tensor b = random({64, 48}, 50);
   // One row (one gemv is as fast), more than kMaxRowsOfAvx2JitProducts, a
@@ -165,15 +166,24 @@ TEST_F(JitFewRowProduct, AvxTwoKernelsLeaveOtherProductsToTheCaller) {
           .defined());
   EXPECT_FALSE(
       ops::jitProduct(random({4, 64}, 53), random({48, 64}, 54).t()).defined());
-  EXPECT_FALSE(
-      ops::jitBatchedProduct(random({2, 4, 64}, 55), random({2, 64, 48}, 56))
-          .defined());
   EXPECT_TRUE(ops::jitProduct(random({4, 64}, 57), b).defined());
+  // Batches: K and N past kMaxNarrowDimOfAvx2BatchedProducts, or only M
+  // narrow, go to the BLAS; a narrow K or N takes the kernels.
+  const int64_t wide = ops::kMaxNarrowDimOfAvx2BatchedProducts + 1;
+  EXPECT_FALSE(ops::jitBatchedProduct(random({2, 4, wide}, 55),
+                                      random({2, wide, wide}, 56))
+                   .defined());
+  EXPECT_TRUE(ops::jitBatchedProduct(random({2, wide, wide}, 58),
+                                     random({2, wide, 4}, 59))
+                  .defined());
+  EXPECT_TRUE(
+      ops::jitBatchedProduct(random({2, wide, 4}, 60), random({2, 4, wide}, 61))
+          .defined());
 }
 
 // Attention's per-head products: x·y, xᵀ·y (x a transposed view, no copy)
 // and x·yᵀ (y copied), against double, on odd sizes and NDR's.
-TEST_F(JitProduct, MultipliesBatchesOfMatrices) {
+TEST_F(JitNarrowProduct, MultipliesBatchesOfMatrices) {
   for (auto [s, d] : {std::pair<int64_t, int64_t>{112, 32}, {33, 8}, {5, 3}}) {
     const torch::Tensor q = random({2, 3, s, d}, 20 + s);
     const torch::Tensor k = random({2, 3, s, d}, 21 + s);
@@ -195,7 +205,7 @@ TEST_F(JitProduct, MultipliesBatchesOfMatrices) {
   }
 }
 
-TEST_F(JitProduct, LeavesOtherBatchesToTheCaller) {
+TEST_F(JitNarrowProduct, LeavesOtherBatchesToTheCaller) {
   const torch::Tensor x = random({2, 4, 3}, 25), y = random({2, 3, 5}, 26);
   EXPECT_TRUE(ops::jitBatchedProduct(x, y).defined());
   EXPECT_FALSE(

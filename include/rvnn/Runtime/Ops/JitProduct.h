@@ -14,6 +14,14 @@ namespace rvnn::runtime::ops {
 /// as fast at one (bench/README.md, session 42).
 constexpr int64_t kMaxRowsOfAvx2JitProducts = 15;
 
+/// Largest K or N of batched products `[M, K]·[K, N]` LIBXSMM's AVX2
+/// kernels take (one thread, Zen 3): 1.3-1.6x as fast as OpenBLAS's sgemm
+/// with K or N = 32 (NDR's per-head `[103, 32]·[32, 103]` and
+/// `[103, 103]·[103, 32]`, up to 1000 for the other dims), as fast to 1.5x
+/// at 64 depending on the rest, slower with only M narrow or none
+/// (bench/README.md, session 42).
+constexpr int64_t kMaxNarrowDimOfAvx2BatchedProducts = 32;
+
 /// The RecordFunction name of a jitProduct call; its inputs are the rows
 /// `[m, K]` and `b`.
 inline constexpr char kJitProductEvent[] = "rvnn::jit_product";
@@ -46,9 +54,10 @@ inline constexpr char kJitBatchedProductEvent[] = "rvnn::jit_batched_product";
 /// transposed view of a contiguous `[B..., K, M]`, `y` `[B..., K, N]` with
 /// the same batch sizes (a `y` that is not contiguous is copied first).
 /// Suits attention's per-head products, `[S, 32] · [32, S]` and the like,
-/// which the BLAS multiplies at a fraction of the kernels' rate. AVX-512
-/// kernels only; undefined where jitProduct's would be, and for broadcast
-/// batches or other strides.
+/// which the BLAS multiplies at a fraction of the kernels' rate; with AVX2
+/// kernels only those with K or N at most kMaxNarrowDimOfAvx2BatchedProducts.
+/// Undefined where jitProduct's would be, and for broadcast batches or
+/// other strides.
 torch::Tensor jitBatchedProduct(const torch::Tensor &x, const torch::Tensor &y);
 
 /// `matrix`ᵀ as a contiguous tensor: for a contiguous float CPU matrix by
@@ -61,9 +70,10 @@ torch::Tensor transposedCopy(const torch::Tensor &matrix);
 /// or a CPU or LIBXSMM_TARGET without AVX2).
 std::string jitProductKernels();
 
-/// Whether jitProduct's kernels take only products of few rows by a
-/// row-major matrix (AVX2 kernels).
-bool jitProductsOfFewRowsOnly();
+/// Whether jitProduct's and jitBatchedProduct's kernels take every shape
+/// (AVX-512 kernels), not only the narrow ones where AVX2 kernels beat the
+/// BLAS.
+bool jitProductsTakeEveryShape();
 
 } // namespace rvnn::runtime::ops
 
