@@ -162,7 +162,7 @@ PlanOp readOp(const Reader &reader, int64_t &numValues) {
       reader.fail(op.name + ": operand refers to an undefined value");
     op.operands.push_back(operand.get<int64_t>());
   }
-  op.attrs = reader.at("attrs", json::value_t::object);
+  op.setAttrs(reader.at("attrs", json::value_t::object));
   const json &regions = reader.array("regions");
   for (size_t i = 0; i < regions.size(); ++i)
     op.regions.push_back(readRegion(
@@ -384,6 +384,16 @@ std::string sha256Hex(const std::string &bytes) {
     text += hex[digest[i] & 0xf];
   }
   return text;
+}
+
+void PlanOp::setAttrs(json attributes) {
+  attrs = std::move(attributes);
+  intArrays.clear();
+  for (const auto &[attrName, value] : attrs.items())
+    if (value.is_array() &&
+        std::all_of(value.begin(), value.end(),
+                    [](const json &v) { return v.is_number_integer(); }))
+      intArrays.emplace_back(attrName, value.get<std::vector<int64_t>>());
 }
 
 std::string PlanOp::where() const {

@@ -6,6 +6,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -33,7 +34,11 @@ struct PlanOp {
   std::vector<int64_t> operands;
   std::vector<int64_t> results;
   std::vector<ValueType> resultTypes;
-  nlohmann::json attrs;
+  nlohmann::json attrs; ///< set by setAttrs
+  /// The attributes that are arrays of integers (static_offsets,
+  /// operandSegmentSizes, grad_inputs, ...), decoded once by setAttrs: a
+  /// loop body's ops read them every time they run.
+  std::vector<std::pair<std::string, std::vector<int64_t>>> intArrays;
   std::vector<PlanRegion> regions;
   std::string loc; ///< file:line:col in the source model
   /// Per operand: whether this op is the last reader of its value, which an
@@ -43,6 +48,8 @@ struct PlanOp {
 
   /// "model.mlir:12:8: rvnn.linear" — the prefix of every error about it.
   std::string where() const;
+  /// Sets `attrs` and decodes its integer arrays into `intArrays`.
+  void setAttrs(nlohmann::json attributes);
 };
 
 struct PlanRegion {

@@ -48,8 +48,8 @@ struct RecordedCall : torch::CustomClassHolder {
   std::vector<size_t> tensorGradInputs;
 };
 
-std::string functionName(const PlanOp &op, std::string_view attrName) {
-  return attrAs<std::string>(op, attrName);
+const std::string &functionName(const PlanOp &op, std::string_view attrName) {
+  return stringAttr(op, attrName);
 }
 
 void keep(AutogradContext *ctx, RecordedCall &call,
@@ -211,8 +211,7 @@ private:
   static variable_list gradInputGrads(const RecordedCall &call,
                                       const std::vector<RuntimeValue> &grads) {
     const PlanOp &op = *call.op;
-    size_t expected =
-        attrAs<std::vector<int64_t>>(op, Call::attr::grad_inputs).size();
+    size_t expected = intArrayAttr(op, Call::attr::grad_inputs).size();
     if (grads.size() != expected)
       throw PlanError("@" + functionName(op, Call::attr::backward) +
                       " returns " + std::to_string(grads.size()) +
@@ -246,8 +245,7 @@ void call(Executor &executor, const PlanOp &op, Frame &frame) {
     operands.push_back(frame.get(op, id));
   std::vector<Tensor> gradInputs;
   std::vector<size_t> tensorGradInputs;
-  const auto indices =
-      attrAs<std::vector<int64_t>>(op, Call::attr::grad_inputs);
+  const auto indices = intArrayAttr(op, Call::attr::grad_inputs);
   for (size_t position = 0; position < indices.size(); ++position) {
     int64_t index = indices[position];
     if (index < 0 || index >= static_cast<int64_t>(operands.size()))

@@ -11,9 +11,8 @@ using torch::Tensor;
 using Recurse = exec::RecurseOp;
 
 void paramGet(Executor &executor, const PlanOp &op, Frame &frame) {
-  frame.setResult(op, 0,
-                  executor.parameter(
-                      attrAs<std::string>(op, exec::ParamGetOp::attr::name)));
+  frame.setResult(
+      op, 0, executor.parameter(stringAttr(op, exec::ParamGetOp::attr::name)));
 }
 
 /// A loop's body runs its gemms on the same parameters step after step: the

@@ -315,8 +315,8 @@ const GeneratedKernel *generatedKernelFor(Executor &executor,
   const torch::Device device = inputs.front().device();
   if (!plan.kernels)
     Executor::checkKernels(plan, ctx.kernelMode);
-  const GeneratedKernel &kernel = plan.kernels->kernel(
-      attrAs<std::string>(dispatchOp, Dispatch::attr::kernel));
+  const GeneratedKernel &kernel =
+      plan.kernels->kernel(stringAttr(dispatchOp, Dispatch::attr::kernel));
   if (!device.is_cpu() && !runsOn(kernel, device)) {
     static std::once_flag notice;
     std::call_once(notice, [&] {

@@ -57,17 +57,34 @@ void checkType(const RuntimeValue &value, const ValueType &type,
 } // namespace
 
 const nlohmann::json &attr(const PlanOp &op, std::string_view name) {
-  auto it = op.attrs.find(std::string(name));
+  auto it = op.attrs.find(name);
   if (it == op.attrs.end())
     throw PlanError(op.where() + ": missing attribute '" + std::string(name) +
                     "'");
   return *it;
 }
 
+const std::vector<int64_t> &intArrayAttr(const PlanOp &op,
+                                         std::string_view name) {
+  for (const auto &[attrName, values] : op.intArrays)
+    if (attrName == name)
+      return values;
+  attr(op, name); // throws when missing
+  throw PlanError(op.where() + ": attribute '" + std::string(name) +
+                  "' is not an array of integers");
+}
+
+const std::string &stringAttr(const PlanOp &op, std::string_view name) {
+  const nlohmann::json &value = attr(op, name);
+  if (!value.is_string())
+    throw PlanError(op.where() + ": attribute '" + std::string(name) +
+                    "' is not a string");
+  return value.get_ref<const std::string &>();
+}
+
 OperandGroup operandGroup(const PlanOp &op, size_t group) {
   // MLIR's attribute of ops with AttrSizedOperandSegments.
-  std::vector<int64_t> sizes =
-      attrAs<std::vector<int64_t>>(op, "operandSegmentSizes");
+  const std::vector<int64_t> &sizes = intArrayAttr(op, "operandSegmentSizes");
   OperandGroup result;
   size_t total = 0;
   for (size_t i = 0; i < sizes.size(); ++i) {
@@ -281,7 +298,7 @@ std::string opKey(const PlanOp &op) {
   if (op.name != contract::ops::DispatchOp::name)
     return op.name;
   return op.name + "[" +
-         attrAs<std::string>(op, contract::ops::DispatchOp::attr::kernel) + "]";
+         stringAttr(op, contract::ops::DispatchOp::attr::kernel) + "]";
 }
 
 /// A vjp is timed under its primal op, "rvnn_exec.vjp(rvnn_exec.gemm)" or

@@ -39,15 +39,22 @@ template <typename T> T attrAs(const PlanOp &op, std::string_view name) {
   return attr(op, name).get<T>();
 }
 
+/// An array-of-integers attribute, as decoded when the plan was read.
+const std::vector<int64_t> &intArrayAttr(const PlanOp &op,
+                                         std::string_view name);
+
+/// A string attribute, without a copy.
+const std::string &stringAttr(const PlanOp &op, std::string_view name);
+
 inline bool hasAttr(const PlanOp &op, std::string_view name) {
-  return op.attrs.contains(std::string(name));
+  return op.attrs.contains(name);
 }
 
 /// An enum attribute, parsed by the contract's parse function for its enum
 /// (e.g. contract::parseElementwiseFn).
 template <typename Parse>
 auto enumAttr(const PlanOp &op, std::string_view name, Parse parse) {
-  std::string keyword = attrAs<std::string>(op, name);
+  const std::string &keyword = stringAttr(op, name);
   auto value = parse(keyword);
   if (!value)
     throw PlanError(op.where() + ": unknown " + std::string(name) + " '" +

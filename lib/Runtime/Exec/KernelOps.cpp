@@ -199,8 +199,7 @@ Tensor applyDropout(Apply apply, const PlanOp &op, const Frame &frame,
   return apply(frame.tensor(op, Dropout::operand::input),
                attrAs<double>(op, Dropout::attr::rate),
                attrAs<bool>(op, Dropout::attr::rescale),
-               attrAs<std::vector<int64_t>>(op, Dropout::attr::shared_dims),
-               training, draws);
+               intArrayAttr(op, Dropout::attr::shared_dims), training, draws);
 }
 
 template <typename Apply> OpHandler dropoutLike(Apply apply) {

@@ -105,7 +105,7 @@ void evalOption(Executor &executor, const PlanOp &op, Frame &frame) {
   int64_t value = attrAs<int64_t>(op, exec::EvalOptionOp::attr::training);
   if (!context.training) {
     auto given = context.evalOptions.find(
-        attrAs<std::string>(op, exec::EvalOptionOp::attr::name));
+        stringAttr(op, exec::EvalOptionOp::attr::name));
     value = given != context.evalOptions.end()
                 ? given->second
                 : attrAs<int64_t>(op, exec::EvalOptionOp::attr::evaluation);

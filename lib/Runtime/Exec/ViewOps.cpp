@@ -102,7 +102,7 @@ SliceSpec windowSpec(const PlanOp &op, const Frame &frame,
                      const Tensor &whole) {
   // static_* entries of kDynamic take the next operand of their group.
   auto resolve = [&](std::string_view name, size_t group) {
-    std::vector<int64_t> values = attrAs<std::vector<int64_t>>(op, name);
+    std::vector<int64_t> values = intArrayAttr(op, name);
     OperandGroup operands = operandGroup(op, group);
     size_t next = operands.begin;
     size_t end = operands.begin + operands.size;
@@ -120,7 +120,7 @@ SliceSpec windowSpec(const PlanOp &op, const Frame &frame,
   spec.offsets = resolve(attr::static_offsets, operand::offsets);
   spec.sizes = resolve(attr::static_sizes, operand::sizes);
   spec.strides = resolve(attr::static_strides, operand::strides);
-  spec.dropped = attrAs<std::vector<int64_t>>(op, attr::dropped_dims);
+  spec.dropped = intArrayAttr(op, attr::dropped_dims);
   std::sort(spec.dropped.begin(), spec.dropped.end());
   const size_t rank = static_cast<size_t>(whole.dim());
   if (spec.offsets.size() != rank || spec.sizes.size() != rank ||
@@ -289,8 +289,8 @@ void concat(Executor &, const PlanOp &op, Frame &frame) {
 /// Result dim i is input dim permutation[i].
 void transpose(Executor &, const PlanOp &op, Frame &frame) {
   frame.setResult(op, 0,
-                  frame.tensor(op, 0).permute(attrAs<std::vector<int64_t>>(
-                      op, exec::TransposeOp::attr::permutation)));
+                  frame.tensor(op, 0).permute(
+                      intArrayAttr(op, exec::TransposeOp::attr::permutation)));
 }
 
 } // namespace

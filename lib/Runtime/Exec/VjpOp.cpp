@@ -720,7 +720,7 @@ VjpInputs vjpInputs(const PlanOp &op, const Frame &frame) {
   OperandGroup cotangents = operandGroup(op, Vjp::operand::cotangents);
   for (size_t i = 0; i < cotangents.size; ++i)
     in.cotangents.push_back(frame.tensor(op, cotangents.begin + i));
-  in.gradInputs = attrAs<std::vector<int64_t>>(op, Vjp::attr::grad_inputs);
+  in.gradInputs = intArrayAttr(op, Vjp::attr::grad_inputs);
   if (in.gradInputs.size() != op.results.size())
     throw PlanError(op.where() + ": has " + std::to_string(op.results.size()) +
                     " results for " + std::to_string(in.gradInputs.size()) +

@@ -99,6 +99,36 @@ TEST(Executor, SliceRejectsDroppingALongerDim) {
   }
 }
 
+// The integer-array attributes the loader decodes (PlanOp::setAttrs) keep
+// their errors: missing or not integers, the op and the attribute named.
+TEST(Executor, SliceNamesAMissingOrNonIntegerAttribute) {
+  json attrs = {{"static_offsets", {0, 0}},
+                {"static_strides", {1, 1}},
+                {"dropped_dims", json::array()},
+                {"operandSegmentSizes", {1, 0, 0, 0}}};
+  for (const auto &[sizes, message] : std::vector<std::pair<json, std::string>>{
+           {json(), "missing attribute 'static_sizes'"},
+           {json({2, "3"}),
+            "attribute 'static_sizes' is not an array of integers"}}) {
+    json withSizes = attrs;
+    if (!sizes.is_null())
+      withSizes["static_sizes"] = sizes;
+    Plan plan = planOf({value(0, type("f32", {2, 3}))},
+                       {op(exec::SliceOp::name, {0},
+                           {value(1, type("f32", {2, 3}))}, withSizes),
+                        returnOp({1})},
+                       "slice-attrs");
+    try {
+      run(plan, {torch::zeros({2, 3})});
+      FAIL() << "the slice needs integer static_sizes";
+    } catch (const PlanError &error) {
+      EXPECT_NE(std::string(error.what()).find("rvnn_exec.slice: " + message),
+                std::string::npos)
+          << error.what();
+    }
+  }
+}
+
 // A window past the source's end (an offset operand the plan computed
 // wrongly) is an error naming the dim, not a view of other memory.
 TEST(Executor, SliceRejectsAWindowOutsideItsSource) {
@@ -625,7 +655,7 @@ protected:
     op.operands = {0, 1};
     op.results = {2};
     op.resultTypes = {std::move(resultType)};
-    op.attrs = std::move(attrs);
+    op.setAttrs(std::move(attrs));
     return op;
   }
 

@@ -330,8 +330,8 @@ PlanOp vjpOfDispatch(const PlanOp &dispatch, int64_t firstId) {
     vjp.results.push_back(firstId + numPrimals + numResults + i);
     vjp.resultTypes.push_back(kernelBody.argTypes.at(i));
   }
-  vjp.attrs = {{"operandSegmentSizes", {numPrimals, numResults}},
-               {"grad_inputs", gradInputs}};
+  vjp.setAttrs({{"operandSegmentSizes", {numPrimals, numResults}},
+                {"grad_inputs", gradInputs}});
   PlanOp yield;
   yield.name = std::string(exec::YieldOp::name);
   yield.operands = dispatch.results;

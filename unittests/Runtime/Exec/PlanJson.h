@@ -115,7 +115,7 @@ inline RuntimeValue runSingleOp(Executor &executor, std::string_view opName,
     op.operands.push_back(static_cast<int64_t>(i));
   op.results = {static_cast<int64_t>(operands.size())};
   op.resultTypes = {std::move(resultType)};
-  op.attrs = std::move(attrs);
+  op.setAttrs(std::move(attrs));
   Frame frame(static_cast<int64_t>(operands.size()) + 1);
   for (size_t i = 0; i < operands.size(); ++i)
     frame.bind(static_cast<int64_t>(i), operands[i]);
