@@ -147,8 +147,9 @@ public:
   /// While a loop runs, the tensors its body reads from outside (its
   /// weights among them) do not change: a product by the transpose of one
   /// multiplies a row-major copy made once for the loop (transposedInvariant)
-  /// instead of transposing operands every step. Marks `tensors` so until
-  /// the matching popLoopInvariants(); loops nest.
+  /// instead of transposing operands every step, and their shape witnesses
+  /// are made once (invariantWitness). Marks `tensors` so until the matching
+  /// popLoopInvariants(); loops nest.
   void pushLoopInvariants(const std::vector<torch::Tensor> &tensors);
   void popLoopInvariants();
   /// `matrix`ᵀ laid out row-major when `matrix` is a 2-D tensor a running
@@ -156,6 +157,9 @@ public:
   /// otherwise, and where autograd records through `matrix` (the copy
   /// serves products that record no gradient).
   torch::Tensor transposedInvariant(const torch::Tensor &matrix);
+  /// shapeWitness(like), made once per loop when `like` is a tensor a
+  /// running loop reads from outside.
+  torch::Tensor invariantWitness(const torch::Tensor &like);
 
   /// Throws PlanError when `mode` needs generated kernels that the plan
   /// does not have loaded (on a GPU too: the library says which kernels
@@ -178,11 +182,14 @@ private:
   /// Recursion bodies being run, for the profile's per-step counts.
   int loopDepth = 0;
   std::unordered_map<const PlanOp *, torch::Tensor> constants;
-  /// Per running loop, its 2-D invariants by tensor and their transposes
-  /// once made; the entry keeps the tensor alive, so its key is not reused.
+  /// Per running loop, its invariants by tensor and, once made, their
+  /// transposes (2-D ones) and shape witnesses; the entry keeps the tensor
+  /// alive, so its key is not reused.
   struct Invariant {
-    torch::Tensor tensor, transposed;
+    torch::Tensor tensor, transposed, witness;
   };
+  /// The running loops' entry of `tensor`, or null.
+  Invariant *findInvariant(const torch::Tensor &tensor);
   std::vector<std::unordered_map<const c10::TensorImpl *, Invariant>>
       loopInvariants;
 };

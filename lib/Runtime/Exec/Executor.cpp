@@ -1,4 +1,5 @@
 #include "rvnn/Runtime/Executor.h"
+#include "GradCollector.h"
 #include "Handlers.h"
 #include "rvnn/Runtime/Ops/JitProduct.h"
 
@@ -261,26 +262,40 @@ Executor::runLoopBody(const PlanRegion &region, Frame &frame,
 void Executor::pushLoopInvariants(const std::vector<torch::Tensor> &tensors) {
   auto &invariants = loopInvariants.emplace_back();
   for (const torch::Tensor &tensor : tensors)
-    if (tensor.dim() == 2)
-      invariants.emplace(tensor.unsafeGetTensorImpl(), Invariant{tensor, {}});
+    invariants.emplace(tensor.unsafeGetTensorImpl(), Invariant{tensor, {}, {}});
 }
 
 void Executor::popLoopInvariants() { loopInvariants.pop_back(); }
 
+Executor::Invariant *Executor::findInvariant(const torch::Tensor &tensor) {
+  for (auto &invariants : loopInvariants) {
+    auto found = invariants.find(tensor.unsafeGetTensorImpl());
+    if (found != invariants.end())
+      return &found->second;
+  }
+  return nullptr;
+}
+
 torch::Tensor Executor::transposedInvariant(const torch::Tensor &matrix) {
   // The copy is made outside autograd: it serves products that record none.
-  if (torch::GradMode::is_enabled() && matrix.requires_grad())
+  if (matrix.dim() != 2 ||
+      (torch::GradMode::is_enabled() && matrix.requires_grad()))
     return {};
-  for (auto &invariants : loopInvariants) {
-    auto found = invariants.find(matrix.unsafeGetTensorImpl());
-    if (found == invariants.end())
-      continue;
-    torch::Tensor &transposed = found->second.transposed;
-    if (!transposed.defined())
-      transposed = ops::transposedCopy(matrix);
-    return transposed;
-  }
-  return {};
+  Invariant *invariant = findInvariant(matrix);
+  if (!invariant)
+    return {};
+  if (!invariant->transposed.defined())
+    invariant->transposed = ops::transposedCopy(matrix);
+  return invariant->transposed;
+}
+
+torch::Tensor Executor::invariantWitness(const torch::Tensor &like) {
+  Invariant *invariant = findInvariant(like);
+  if (!invariant)
+    return shapeWitness(like);
+  if (!invariant->witness.defined())
+    invariant->witness = shapeWitness(like);
+  return invariant->witness;
 }
 
 torch::Tensor Executor::constant(const PlanOp &op,

@@ -43,9 +43,9 @@ void alloc(Executor &executor, const PlanOp &op, Frame &frame) {
                                    .device(executor.context().device)));
 }
 
-void witness(Executor &, const PlanOp &op, Frame &frame) {
+void witness(Executor &executor, const PlanOp &op, Frame &frame) {
   frame.setResult(op, 0,
-                  runtime::shapeWitness(
+                  executor.invariantWitness(
                       frame.tensor(op, exec::ShapeWitnessOp::operand::like)));
 }
 

@@ -430,6 +430,28 @@ TEST(Executor, LoopInvariantsAreTransposedOnceWhileTheLoopRuns) {
   executor.popLoopInvariants();
 }
 
+// A loop body's shape witnesses of what it reads from outside (the hoisted
+// gate tensors it slices a step of) are made once for the loop.
+TEST(Executor, LoopInvariantsHaveOneShapeWitnessWhileTheLoopRuns) {
+  Plan plan;
+  ExecutionContext context;
+  Executor executor(
+      plan, [](const std::string &) { return torch::Tensor(); }, context);
+  const torch::Tensor x = torch::randn({2, 3, 4}), other = torch::randn({3});
+  EXPECT_FALSE(
+      executor.invariantWitness(x).is_same(executor.invariantWitness(x)))
+      << "no loop runs";
+  executor.pushLoopInvariants({x});
+  const torch::Tensor witness = executor.invariantWitness(x);
+  EXPECT_EQ(witness.sizes(), x.sizes());
+  EXPECT_TRUE(torch::equal(witness, torch::zeros_like(x)));
+  EXPECT_TRUE(executor.invariantWitness(x).is_same(witness));
+  EXPECT_FALSE(executor.invariantWitness(other).is_same(
+      executor.invariantWitness(other)));
+  executor.popLoopInvariants();
+  EXPECT_FALSE(executor.invariantWitness(x).is_same(witness));
+}
+
 TEST(Executor, CompactionIsOffWhenTheBodyCapturesTheBatchSize) {
   // The body reads an integer from outside the loop (the step bound) that
   // equals the batch size: it might size a batch-major value, so the loop
