@@ -245,7 +245,8 @@ void call(Executor &executor, const PlanOp &op, Frame &frame) {
     operands.push_back(frame.get(op, id));
   std::vector<Tensor> gradInputs;
   std::vector<size_t> tensorGradInputs;
-  const auto indices = intArrayAttr(op, Call::attr::grad_inputs);
+  const std::vector<int64_t> &indices =
+      intArrayAttr(op, Call::attr::grad_inputs);
   for (size_t position = 0; position < indices.size(); ++position) {
     int64_t index = indices[position];
     if (index < 0 || index >= static_cast<int64_t>(operands.size()))

@@ -709,7 +709,8 @@ const std::map<std::string_view, FastRule> &fastRules() {
 struct VjpInputs {
   std::vector<RuntimeValue> primals;
   std::vector<Tensor> cotangents;
-  std::vector<int64_t> gradInputs;
+  /// The op's decoded grad_inputs (PlanOp::intArrays), not a copy.
+  at::IntArrayRef gradInputs;
 };
 
 VjpInputs vjpInputs(const PlanOp &op, const Frame &frame) {
