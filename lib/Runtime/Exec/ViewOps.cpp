@@ -150,32 +150,56 @@ namespace {
 /// time setting up its iteration.
 constexpr int64_t kRowAddedWindow = 16384;
 
-/// `window += dy` one contiguous row after another, for a small float or
-/// double CPU window of dy's shape whose rows are contiguous in both; false,
-/// nothing written, otherwise.
-bool addRows(Tensor &window, const Tensor &dy) {
-  if (window.dim() == 0 || window.numel() == 0 ||
-      window.numel() > kRowAddedWindow || window.sizes() != dy.sizes() ||
-      window.scalar_type() != dy.scalar_type() || !window.device().is_cpu() ||
-      !dy.device().is_cpu() || window.stride(-1) != 1 || dy.stride(-1) != 1 ||
-      (window.scalar_type() != at::kFloat &&
-       window.scalar_type() != at::kDouble))
+/// The window a slice takes of a tensor, as element offset, sizes and
+/// strides of its kept dims: what its view would be, without making one.
+struct WindowGeometry {
+  int64_t offset = 0;
+  c10::SmallVector<int64_t, 6> sizes, strides;
+};
+
+WindowGeometry windowGeometry(const Tensor &source, const SliceSpec &spec,
+                              bool dropDims) {
+  WindowGeometry window;
+  window.offset = source.storage_offset();
+  for (size_t d = 0; d < spec.sizes.size(); ++d) {
+    window.offset += spec.offsets[d] * source.stride(d);
+    if (dropDims && isDropped(spec, d))
+      continue;
+    window.sizes.push_back(spec.sizes[d]);
+    window.strides.push_back(source.stride(d) * spec.strides[d]);
+  }
+  return window;
+}
+
+/// `grad`'s window `spec` += dy one contiguous row after another, for a
+/// small float or double CPU window of dy's shape (dropped dims left out)
+/// whose rows are contiguous in both; false, nothing written, otherwise. No
+/// view is made: a loop's slice cotangents are many small adds.
+bool addRows(Tensor &grad, const SliceSpec &spec, const Tensor &dy) {
+  const at::ScalarType type = grad.scalar_type();
+  if ((type != at::kFloat && type != at::kDouble) || dy.scalar_type() != type ||
+      !grad.device().is_cpu() || !dy.device().is_cpu() || dy.dim() == 0 ||
+      dy.numel() == 0 || dy.numel() > kRowAddedWindow || dy.stride(-1) != 1)
     return false;
-  const int64_t width = window.size(-1), rows = window.numel() / width;
-  const int64_t leading = window.dim() - 1;
-  std::vector<int64_t> index(leading, 0);
-  AT_DISPATCH_FLOATING_TYPES(window.scalar_type(), "add_into_window", [&] {
-    scalar_t *out = window.data_ptr<scalar_t>();
+  const WindowGeometry window = windowGeometry(grad, spec, /*dropDims=*/true);
+  if (at::IntArrayRef(window.sizes) != dy.sizes() || window.strides.back() != 1)
+    return false;
+  const int64_t width = dy.size(-1), rows = dy.numel() / width;
+  const int64_t leading = dy.dim() - 1;
+  c10::SmallVector<int64_t, 6> index(leading, 0);
+  AT_DISPATCH_FLOATING_TYPES(type, "add_into_window", [&] {
+    scalar_t *out =
+        grad.data_ptr<scalar_t>() - grad.storage_offset() + window.offset;
     const scalar_t *in = dy.data_ptr<scalar_t>();
     for (int64_t row = 0; row < rows; ++row) {
       int64_t outOffset = 0, inOffset = 0;
       for (int64_t d = 0; d < leading; ++d) {
-        outOffset += index[d] * window.stride(d);
+        outOffset += index[d] * window.strides[d];
         inOffset += index[d] * dy.stride(d);
       }
       for (int64_t i = 0; i < width; ++i)
         out[outOffset + i] += in[inOffset + i];
-      for (int64_t d = leading - 1; d >= 0 && ++index[d] == window.size(d); --d)
+      for (int64_t d = leading - 1; d >= 0 && ++index[d] == dy.size(d); --d)
         index[d] = 0;
     }
   });
@@ -185,14 +209,14 @@ bool addRows(Tensor &window, const Tensor &dy) {
 } // namespace
 
 void addIntoWindow(Tensor &grad, const SliceSpec &spec, Tensor dy) {
-  for (int64_t dim : spec.dropped)
-    dy = dy.unsqueeze(dim);
-  Tensor window = stridedSlice(grad, spec);
   // Row by row only into a buffer without overlapping elements, from an
   // update that is not part of it (ATen's add_ checks both).
-  if (!grad.is_non_overlapping_and_dense() || dy.is_alias_of(grad) ||
-      !addRows(window, dy))
-    window.add_(dy);
+  if (grad.is_non_overlapping_and_dense() && !dy.is_alias_of(grad) &&
+      addRows(grad, spec, dy))
+    return;
+  for (int64_t dim : spec.dropped)
+    dy = dy.unsqueeze(dim);
+  stridedSlice(grad, spec).add_(dy);
 }
 
 Tensor stridedSlice(const Tensor &source, const SliceSpec &spec,
@@ -203,16 +227,8 @@ Tensor stridedSlice(const Tensor &source, const SliceSpec &spec,
   // dim: the executor runs thousands of slices per step and each ATen view op
   // costs a TensorImpl. (Not under autograd: as_strided's backward is slow
   // and assumes a source without overlapping elements.)
-  std::vector<int64_t> sizes, strides;
-  int64_t offset = source.storage_offset();
-  for (size_t d = 0; d < spec.sizes.size(); ++d) {
-    offset += spec.offsets[d] * source.stride(d);
-    if (dropDims && isDropped(spec, d))
-      continue;
-    sizes.push_back(spec.sizes[d]);
-    strides.push_back(source.stride(d) * spec.strides[d]);
-  }
-  return source.as_strided(sizes, strides, offset);
+  const WindowGeometry window = windowGeometry(source, spec, dropDims);
+  return source.as_strided(window.sizes, window.strides, window.offset);
 }
 
 namespace {

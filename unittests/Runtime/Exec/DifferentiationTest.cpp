@@ -545,6 +545,19 @@ TEST(AddIntoWindow, EqualsAtenAddOnEveryLayout) {
   const Tensor wide = torch::randn({3, 200, 100});
   expectAdds(wide, {{0, 0, 0}, {3, 200, 50}, {1, 1, 1}, {}},
              torch::randn({3, 200, 50}));
+  // A gradient that starts inside its storage (a view of a larger buffer):
+  // its window, not the buffer's, gets the update.
+  const Tensor buffer = torch::randn({5, 3, 10});
+  const Tensor before = buffer.clone();
+  Tensor inner = buffer.narrow(0, 1, 4);
+  const SliceSpec window{{1, 0, 2}, {1, 3, 7}, {1, 1, 1}, {0}};
+  const Tensor dy = torch::randn({3, 7});
+  Tensor expected = inner.clone();
+  stridedSlice(expected, window).add_(dy.unsqueeze(0));
+  addIntoWindow(inner, window, dy);
+  EXPECT_TRUE(torch::equal(inner, expected));
+  EXPECT_TRUE(torch::equal(buffer[0], before[0]));
+  EXPECT_TRUE(torch::equal(buffer.narrow(0, 3, 2), before.narrow(0, 3, 2)));
 }
 
 namespace {
