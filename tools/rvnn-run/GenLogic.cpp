@@ -25,9 +25,11 @@ satisfy each formula, tested in this order:
   #  otherwise (independence)
 
 A pair's operator count is that of its larger formula: uniform in
---min-ops..--max-ops; the other formula gets a uniform count up to it. The
-standard split trains on 0-6 operators and tests each count 7..12 alone
-(e.g. --min-ops 7 --max-ops 7).
+--min-ops..--max-ops; the other formula gets a uniform count up to it. As
+in Bowman et al.'s generator, both formulas of a pair use --pair-variables
+of the six variables (4, picked at random per pair), and a formula that is
+always true or always false is drawn again. The standard split trains on
+0-6 operators and tests each count 7..12 alone (e.g. --min-ops 7 --max-ops 7).
 )";
 
 } // namespace
@@ -46,6 +48,9 @@ int runGenLogic(const std::vector<std::string> &args) {
              "most operators in the larger formula, <= " +
                  std::to_string(data::logic::kMostOperators),
              options.maxOps);
+  parser.add("--pair-variables", "N",
+             "how many of a-f one pair's formulas use, 1..6",
+             options.pairVariables);
   parser.add("--output", "FILE", "where to write; - is standard output",
              output);
   if (!parser.parse(args))

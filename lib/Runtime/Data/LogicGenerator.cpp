@@ -5,6 +5,7 @@
 
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace rvnn::runtime::data::logic {
 
@@ -18,25 +19,46 @@ Generator::Generator(const GeneratorOptions &options)
     throw std::invalid_argument(
         "max operators " + std::to_string(options.maxOps) +
         " exceeds the limit of " + std::to_string(kMostOperators));
+  if (options.pairVariables < 1 || options.pairVariables > kNumVariables)
+    throw std::invalid_argument(
+        "variables per pair " + std::to_string(options.pairVariables) +
+        " is not in 1.." + std::to_string(kNumVariables));
+  for (int i = 0; i < kNumVariables; ++i)
+    variables[i] = static_cast<char>('a' + i);
 }
 
 Example Generator::next() {
   const auto larger =
       static_cast<unsigned>(rng.between(options.minOps, options.maxOps));
   const auto smaller = static_cast<unsigned>(rng.between(0, larger));
+  // The pair's variables: a random choice of pairVariables distinct ones in
+  // the first places (a partial Fisher-Yates shuffle).
+  for (unsigned i = 0; i < options.pairVariables; ++i)
+    std::swap(variables[i], variables[i + rng.below(kNumVariables - i)]);
   Example example;
   const bool largerLeft = rng.below(2) == 0;
-  emitFormula(largerLeft ? larger : smaller, example.left);
-  emitFormula(largerLeft ? smaller : larger, example.right);
+  example.left = contingentFormula(largerLeft ? larger : smaller);
+  example.right = contingentFormula(largerLeft ? smaller : larger);
   // Labels go through the public parser, the definition the tests pin down.
   example.label =
       relationBetween(truthMask(example.left), truthMask(example.right));
   return example;
 }
 
+std::string Generator::contingentFormula(unsigned operators) {
+  constexpr std::uint64_t kTrueEverywhere = ~std::uint64_t{0};
+  while (true) {
+    std::string formula;
+    emitFormula(operators, formula);
+    const std::uint64_t satisfying = truthMask(formula);
+    if (satisfying != 0 && satisfying != kTrueEverywhere)
+      return formula;
+  }
+}
+
 void Generator::emitFormula(unsigned operators, std::string &out) {
   if (operators == 0) {
-    out += static_cast<char>('a' + rng.below(kNumVariables));
+    out += variables[rng.below(options.pairVariables)];
     return;
   }
   const auto op = rng.below(3);

@@ -126,9 +126,9 @@ TEST(LogicGenerator, OutputIsPinned) {
   logic::GeneratorOptions options;
   options.maxOps = 2;
   EXPECT_EQ(generate(options, 3),
-            "#\t( not ( not d ) )\tc\n"
-            "#\tc\tf\n"
-            "v\t( not ( f ( and c ) ) )\t( ( f ( or a ) ) ( or d ) )\n");
+            "#\t( not ( a ( or d ) ) )\tc\n"
+            ">\t( ( c ( or e ) ) ( or c ) )\t( e ( and ( not f ) ) )\n"
+            "=\te\te\n");
 }
 
 TEST(LogicGenerator, LabelsMatchTruthTables) {
@@ -165,6 +165,50 @@ TEST(LogicGenerator, OperatorCountsAreRespected) {
   EXPECT_EQ(larger, (std::set<std::size_t>{7, 8, 9}));
 }
 
+std::set<char> variablesOf(const logic::Example &example) {
+  std::set<char> variables;
+  for (const std::string &formula : {example.left, example.right})
+    for (const std::string &word : words(formula))
+      if (word.size() == 1 && word[0] >= 'a' && word[0] <= 'f')
+        variables.insert(word[0]);
+  return variables;
+}
+
+TEST(LogicGenerator, PairsShareTheirVariablesAsBowmansGeneratorDoes) {
+  logic::GeneratorOptions options;
+  options.minOps = 6;
+  options.maxOps = 12;
+  for (unsigned pairVariables : {1u, 4u, 6u}) {
+    options.pairVariables = pairVariables;
+    logic::Generator generator(options);
+    std::set<char> seen;
+    std::size_t most = 0;
+    for (int i = 0; i < 400; ++i) {
+      const std::set<char> variables = variablesOf(generator.next());
+      ASSERT_LE(variables.size(), pairVariables);
+      most = std::max(most, variables.size());
+      seen.insert(variables.begin(), variables.end());
+    }
+    EXPECT_EQ(most, pairVariables) << "a pair should use all its variables";
+    EXPECT_EQ(seen.size(), 6u) << "every variable should be drawn";
+  }
+}
+
+TEST(LogicGenerator, NoFormulaIsATautologyOrAContradiction) {
+  logic::GeneratorOptions options;
+  options.maxOps = 12;
+  options.pairVariables = 2;
+  logic::Generator generator(options);
+  for (int i = 0; i < 1000; ++i) {
+    const logic::Example example = generator.next();
+    for (const std::string &formula : {example.left, example.right}) {
+      const std::size_t satisfying = models(formula).size();
+      ASSERT_GT(satisfying, 0u) << formula;
+      ASSERT_LT(satisfying, 64u) << formula;
+    }
+  }
+}
+
 TEST(LogicGenerator, BadOptionsAreRejected) {
   logic::GeneratorOptions options;
   options.minOps = 5;
@@ -172,5 +216,10 @@ TEST(LogicGenerator, BadOptionsAreRejected) {
   EXPECT_THROW(logic::Generator{options}, std::invalid_argument);
   options.minOps = 0;
   options.maxOps = logic::kMostOperators + 1;
+  EXPECT_THROW(logic::Generator{options}, std::invalid_argument);
+  options.maxOps = 6;
+  options.pairVariables = 0;
+  EXPECT_THROW(logic::Generator{options}, std::invalid_argument);
+  options.pairVariables = 7;
   EXPECT_THROW(logic::Generator{options}, std::invalid_argument);
 }

@@ -2,8 +2,10 @@
 #define RVNN_RUNTIME_DATA_LOGICGENERATOR_H
 
 #include "rvnn/Runtime/Data/LogicRelation.h"
+#include "rvnn/Runtime/Data/LogicVocab.h"
 #include "rvnn/Runtime/Data/Rng.h"
 
+#include <array>
 #include <cstdint>
 #include <ostream>
 #include <string>
@@ -15,6 +17,10 @@ namespace rvnn::runtime::data::logic {
 struct GeneratorOptions {
   unsigned minOps = 0;
   unsigned maxOps = 6;
+  /// How many of a..f one pair's formulas draw their variables from: 4 in
+  /// Bowman et al.'s generator, so the two formulas share variables and
+  /// relations other than independence are common.
+  unsigned pairVariables = 4;
   std::uint64_t seed = 1;
 };
 
@@ -27,23 +33,32 @@ struct Example {
   std::string right;
 };
 
-/// Random formula pairs over a..f. Per pair: the count n is uniform in
+/// Random formula pairs over a..f, drawn as Bowman et al.'s generator draws
+/// them: per pair, `pairVariables` distinct variables for both formulas, and
+/// no formula that is a tautology or a contradiction (one is drawn again,
+/// with the same operator count). Per pair: the count n is uniform in
 /// [minOps, maxOps], a random side gets exactly n operators and the other a
 /// uniform count in [0, n]. Each operator is and / or / not with equal
 /// chance; a binary operator splits the rest uniformly between its operands.
 /// The label comes from truthMask and relationBetween.
 class Generator {
 public:
-  /// Throws std::invalid_argument when minOps > maxOps or maxOps is too big.
+  /// Throws std::invalid_argument when minOps > maxOps, maxOps is too big or
+  /// pairVariables is not in 1..kNumVariables.
   explicit Generator(const GeneratorOptions &options);
 
   Example next();
 
 private:
+  /// A formula with `operators` operators over the pair's variables that is
+  /// neither always true nor always false.
+  std::string contingentFormula(unsigned operators);
   void emitFormula(unsigned operators, std::string &out);
 
   GeneratorOptions options;
   Rng rng;
+  /// The pair's variables: the first options.pairVariables letters.
+  std::array<char, kNumVariables> variables;
 };
 
 /// Writes `count` pairs as TSV lines `label<TAB>formula<TAB>formula`.
