@@ -3,8 +3,9 @@ bench/train_reference.py), and the per-task data table of both.
 
 `label<TAB>sentence1<TAB>sentence2` lines (model-specs §9), with the token
 and label ids rvnn's reader gives them (lib/Runtime/Data/LogicVocab.h and
-LogicRelation.cpp): variables a-f are 1-6, and/or/not 7-9, brackets are
-dropped; labels are the relations `< > = ^ | # v` in that order.
+LogicRelation.cpp): variables a-f are 1-6, and/or/not 7-9, the round
+brackets 10 and 11 (tokens, as in the published models' code); labels are
+the relations `< > = ^ | # v` in that order.
 """
 import sys
 
@@ -13,7 +14,7 @@ import torch
 from listops_training import make_batch, read_listops
 
 LOGIC_IDS = {name: 1 + i for i, name in enumerate("abcdef")}
-LOGIC_IDS.update({"and": 7, "or": 8, "not": 9})
+LOGIC_IDS.update({"and": 7, "or": 8, "not": 9, "(": 10, ")": 11})
 RELATIONS = "<>=^|#v"
 OPERATOR_IDS = {LOGIC_IDS["and"], LOGIC_IDS["or"], LOGIC_IDS["not"]}
 
@@ -31,8 +32,8 @@ def read_logic(path):
                 sys.exit(f"{path}:{number}: expected relation<TAB>sentence"
                          "<TAB>sentence")
             try:
-                sides = tuple([LOGIC_IDS[t] for t in side.split()
-                               if t not in ("(", ")")] for side in fields[1:])
+                sides = tuple([LOGIC_IDS[t] for t in side.split()]
+                              for side in fields[1:])
             except KeyError as error:
                 sys.exit(f"{path}:{number}: unknown token {error}")
             if not all(sides):

@@ -105,8 +105,9 @@ start=$(date +%s)
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # make_data TASK L: writes $work/TASK-L.tsv (once), 100 samples of L..L+20
-# tokens. Logic: the length of a pair is that of its longer formula without
-# brackets (as rvnn-run reads it); pairs are drawn with L/2..L operators in
+# tokens. Logic: the length of a pair is that of its longer formula, round
+# brackets included (they are tokens, as rvnn-run reads it: a formula of n
+# operators has about 5n + 1); pairs are drawn with L/6..L/4 operators in
 # the larger formula and the first 100 in range kept.
 make_data() {
   local task=$1 length=$2 file=$work/$1-$2.tsv
@@ -116,14 +117,10 @@ make_data() {
       "$rvnn" gen listops --min-length "$length" --max-length $((length + 20)) \
         --count 100 --seed "$seed" --output "$file" ;;
     logic)
-      "$rvnn" gen logic --count 3000 --seed "$seed" --min-ops $((length / 2)) \
-        --max-ops "$length" --output - |
+      "$rvnn" gen logic --count 3000 --seed "$seed" --min-ops $((length / 6)) \
+        --max-ops $((length / 4)) --output - |
         awk -F'\t' -v lo="$length" -v hi=$((length + 20)) '
-          function tokens(s,  word, n, i, count) {
-            n = split(s, word, " ")
-            for (i = 1; i <= n; i++) count += word[i] != "(" && word[i] != ")"
-            return count
-          }
+          function tokens(s,  word) { return split(s, word, " ") }
           kept < 100 {
             m = tokens($2); if (tokens($3) > m) m = tokens($3)
             if (m >= lo && m <= hi) { print; kept++ }

@@ -4,11 +4,11 @@
 // classifies the relation of the two roots a and b.
 // Hyperparameters (§8, logical inference): embedding = hidden = 200, cell 800,
 // dropout in / cell / out 0.4 / 0.1 / 0.1 (the cell's 0.1 is fixed in
-// models/cells.mlir). Vocabulary: 10 ids (0 pad, 1-6 a-f, 7 and, 8 or, 9 not).
-// Labels: < > = ^ | # v -> 0..6. Inputs: token ids and float masks [N, S1]
-// and [N, S2] for the two sentences.
+// models/cells.mlir). Vocabulary: 12 ids (0 pad, 1-6 a-f, 7 and, 8 or, 9 not,
+// 10 (, 11 )). Labels: < > = ^ | # v -> 0..6. Inputs: token ids and float masks
+// [N, S1] and [N, S2] for the two sentences.
 
-rvnn.param @embedding : tensor<10x200xf32> init normal(1.0)
+rvnn.param @embedding : tensor<12x200xf32> init normal(1.0)
 rvnn.param @leaf_w : tensor<200x200xf32> init xavier_uniform
 rvnn.param @leaf_b : tensor<200xf32> init zeros
 rvnn.param @leaf_gamma : tensor<200xf32> init ones
@@ -73,9 +73,9 @@ func.func @forward(%tokens1: tensor<?x?xi64>, %mask1: tensor<?x?xf32>,
   %n2 = tensor.dim %tokens, %c0 : tensor<?x?xi64>
 
   // Leaf states (§1): embedding·mask, input dropout, LN(Linear(D, D)(·)).
-  %table = rvnn.param_get @embedding : tensor<10x200xf32>
+  %table = rvnn.param_get @embedding : tensor<12x200xf32>
   %x = rvnn.embedding %table, %tokens
-      : (tensor<10x200xf32>, tensor<?x?xi64>) -> tensor<?x?x200xf32>
+      : (tensor<12x200xf32>, tensor<?x?xi64>) -> tensor<?x?x200xf32>
   %mask3 = tensor.expand_shape %mask [[0], [1, 2]] output_shape [%n2, %s, 1]
       : tensor<?x?xf32> into tensor<?x?x1xf32>
   %maskD = rvnn.broadcast_like %mask3, %x

@@ -26,11 +26,11 @@
 // schedule for logical inference: the run configuration uses the GRC models'
 // §8 logical-inference settings (RAdam + Lookahead k 5 α 0.8, lr 1e-3, weight
 // decay 1e-2, batch 128, clip 1, ReduceLROnPlateau ×0.5 patience 2, early
-// stopping patience 4). Vocabulary: 10 ids (0 pad, 1-6 a-f, 7 and, 8 or, 9 not).
-// Labels: < > = ^ | # v -> 0..6. Inputs: token ids and float masks [N, S1]
-// and [N, S2] for the two sentences.
+// stopping patience 4). Vocabulary: 12 ids (0 pad, 1-6 a-f, 7 and, 8 or, 9 not,
+// 10 (, 11 )). Labels: < > = ^ | # v -> 0..6. Inputs: token ids and float masks
+// [N, S1] and [N, S2] for the two sentences.
 
-rvnn.param @embedding : tensor<10x128xf32> init normal(1.0)
+rvnn.param @embedding : tensor<12x128xf32> init normal(1.0)
 rvnn.param @conv_w : tensor<128x384xf32> init uniform(0.05103104)
 rvnn.param @conv_b : tensor<128xf32> init uniform(0.05103104)
 rvnn.param @master_w : tensor<80x128xf32> init uniform(0.08838835)
@@ -98,9 +98,9 @@ func.func @forward(%tokens1: tensor<?x?xi64>, %mask1: tensor<?x?xf32>,
   %n2 = tensor.dim %tokens, %c0 : tensor<?x?xi64>
 
   // Inputs: embedding·mask, dropout 0.2.
-  %table = rvnn.param_get @embedding : tensor<10x128xf32>
+  %table = rvnn.param_get @embedding : tensor<12x128xf32>
   %emb = rvnn.embedding %table, %tokens
-      : (tensor<10x128xf32>, tensor<?x?xi64>) -> tensor<?x?x128xf32>
+      : (tensor<12x128xf32>, tensor<?x?xi64>) -> tensor<?x?x128xf32>
   %mask3 = tensor.expand_shape %mask [[0], [1, 2]] output_shape [%n2, %s, 1]
       : tensor<?x?xf32> into tensor<?x?x1xf32>
   %maskE = rvnn.broadcast_like %mask3, %emb

@@ -23,10 +23,10 @@
 // early stopping patience 4), not the script's Adam (β1 0, weight decay
 // 1.2e-6, 50 epochs). Linear layers use nn.Linear's U(±1/sqrt(fan_in));
 // LayerNorms (1, 0); the embedding N(0, 1) as the ListOps model's.
-// Vocabulary: 10 ids (0 pad, 1-6 a-f, 7 and, 8 or, 9 not); labels < > = ^ | #
-// v -> 0..6. Inputs: token ids and float masks [N, S1] and [N, S2].
+// Vocabulary: 12 ids (0 pad, 1-6 a-f, 7 and, 8 or, 9 not, 10 (, 11 )); labels <
+// > = ^ | # v -> 0..6. Inputs: token ids and float masks [N, S1] and [N, S2].
 
-rvnn.param @embedding : tensor<10x200xf32> init normal(1.0)
+rvnn.param @embedding : tensor<12x200xf32> init normal(1.0)
 rvnn.param @in_w : tensor<200x200xf32> init uniform(0.07071068)
 rvnn.param @in_b : tensor<200xf32> init uniform(0.07071068)
 rvnn.param @ln_gamma : tensor<200xf32> init ones
@@ -79,9 +79,9 @@ func.func @forward(%tokens1: tensor<?x?xi64>, %mask1: tensor<?x?xf32>,
   %zero = arith.constant dense<0.0> : tensor<f32>
 
   // Inputs: x_t = LN(W_in·drop(emb·mask) + b_in).
-  %table = rvnn.param_get @embedding : tensor<10x200xf32>
+  %table = rvnn.param_get @embedding : tensor<12x200xf32>
   %emb = rvnn.embedding %table, %pair#0
-      : (tensor<10x200xf32>, tensor<?x?xi64>) -> tensor<?x?x200xf32>
+      : (tensor<12x200xf32>, tensor<?x?xi64>) -> tensor<?x?x200xf32>
   %mask3 = tensor.expand_shape %pair#1 [[0], [1, 2]] output_shape [%n, %s, 1]
       : tensor<?x?xf32> into tensor<?x?x1xf32>
   %maskE = rvnn.broadcast_like %mask3, %emb

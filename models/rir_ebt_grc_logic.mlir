@@ -10,8 +10,8 @@
 // models/cells.mlir), S4D dropout 0 (@s4d_branches and @s4d_glu called
 // without the dropout @s4d_layer puts between them), beam 7, ds 64, chunk 30.
 // The S4D blocks keep d_state 64 (32 conjugate-pair modes) per channel.
-// Vocabulary: 10 ids (0 pad, 1-6 a-f, 7 and, 8 or, 9 not; brackets are
-// dropped by the reader). Labels: < > = ^ | # v -> 0..6. Inputs: token ids
+// Vocabulary: 12 ids (0 pad, 1-6 a-f, 7 and, 8 or, 9 not, 10 (, 11 )).
+// Labels: < > = ^ | # v -> 0..6. Inputs: token ids
 // and float masks [N, S1] and [N, S2] for the two sentences; both are
 // right-padded to S = max(S1, S2) and stacked, so the chunking of the RIR
 // levels follows the stacked length, as the authors' batched Siamese code
@@ -22,7 +22,7 @@
 // Evaluation: non-RIR inference by default, `--option rir_inference=1` for
 // RIR inference (rir_ebt_grc.mlir).
 
-rvnn.param @embedding : tensor<10x200xf32> init normal(1.0)
+rvnn.param @embedding : tensor<12x200xf32> init normal(1.0)
 rvnn.param @s4d_f_log_dt_centred : tensor<200xf32> init uniform(2.302585092994046)
 rvnn.param @s4d_f_log_a_re : tensor<200x32xf32> init constant(-0.6931471805599453)
 rvnn.param @s4d_f_a_im_offset : tensor<200x32xf32> init zeros
@@ -359,9 +359,9 @@ func.func @forward(%tokens1: tensor<?x?xi64>, %mask1: tensor<?x?xf32>,
 
   // Leaf states (§1): embedding·mask, input dropout, the S4D layer, then
   // LN(Linear(D, D)(·)).
-  %table = rvnn.param_get @embedding : tensor<10x200xf32>
+  %table = rvnn.param_get @embedding : tensor<12x200xf32>
   %x = rvnn.embedding %table, %tokens
-      : (tensor<10x200xf32>, tensor<?x?xi64>) -> tensor<?x?x200xf32>
+      : (tensor<12x200xf32>, tensor<?x?xi64>) -> tensor<?x?x200xf32>
   %mask3 = tensor.expand_shape %mask [[0], [1, 2]] output_shape [%n, %s, 1]
       : tensor<?x?xf32> into tensor<?x?x1xf32>
   %maskD = rvnn.broadcast_like %mask3, %x

@@ -17,10 +17,10 @@
 // embeddings and 0.1 in the head, from the GRC models' §8 logical-inference
 // settings (the paper gives none). Linears use nn.Linear's initialisation
 // U(±1/sqrt(fan_in)).
-// Vocabulary: 10 ids (0 pad, 1-6 a-f, 7 and, 8 or, 9 not); labels < > = ^ | #
-// v -> 0..6. Inputs: token ids and float masks [N, S1] and [N, S2].
+// Vocabulary: 12 ids (0 pad, 1-6 a-f, 7 and, 8 or, 9 not, 10 (, 11 )); labels <
+// > = ^ | # v -> 0..6. Inputs: token ids and float masks [N, S1] and [N, S2].
 
-rvnn.param @embedding : tensor<10x200xf32> init normal(1.0)
+rvnn.param @embedding : tensor<12x200xf32> init normal(1.0)
 rvnn.param @base_w : tensor<1800x200xf32> init uniform(0.07071068)
 rvnn.param @base_b : tensor<1800xf32> init uniform(0.07071068)
 rvnn.param @depth_w : tensor<6x200xf32> init uniform(0.07071068)
@@ -56,9 +56,9 @@ func.func @forward(%tokens1: tensor<?x?xi64>, %mask1: tensor<?x?xf32>,
   %s = tensor.dim %pair#0, %c1 : tensor<?x?xi64>
 
   // Inputs: embedding·mask, dropout 0.4.
-  %table = rvnn.param_get @embedding : tensor<10x200xf32>
+  %table = rvnn.param_get @embedding : tensor<12x200xf32>
   %emb = rvnn.embedding %table, %pair#0
-      : (tensor<10x200xf32>, tensor<?x?xi64>) -> tensor<?x?x200xf32>
+      : (tensor<12x200xf32>, tensor<?x?xi64>) -> tensor<?x?x200xf32>
   %mask3 = tensor.expand_shape %pair#1 [[0], [1, 2]] output_shape [%n2, %s, 1]
       : tensor<?x?xf32> into tensor<?x?x1xf32>
   %maskE = rvnn.broadcast_like %mask3, %emb

@@ -26,10 +26,10 @@
 // Initialisation: embeddings N(0, 1); linear weights and biases PyTorch's
 // nn.Linear default U(±1/sqrt(fan_in)); layer norms 1 and 0; the head as the
 // other sentence-pair models (Xavier, zero biases).
-// Vocabulary: 10 ids (0 pad, 1-6 a-f, 7 and, 8 or, 9 not); labels < > = ^ | #
-// v -> 0..6. Inputs: token ids and float masks [N, S1] and [N, S2].
+// Vocabulary: 12 ids (0 pad, 1-6 a-f, 7 and, 8 or, 9 not, 10 (, 11 )); labels <
+// > = ^ | # v -> 0..6. Inputs: token ids and float masks [N, S1] and [N, S2].
 
-rvnn.param @embedding : tensor<10x200xf32> init normal(1.0)
+rvnn.param @embedding : tensor<12x200xf32> init normal(1.0)
 rvnn.param @positions : tensor<128x200xf32> init normal(1.0)
 // Layer l's weights are row l of each stacked parameter.
 rvnn.param @att_qkv_w : tensor<6x600x200xf32> init uniform(0.07071068)
@@ -73,9 +73,9 @@ func.func @forward(%tokens1: tensor<?x?xi64>, %mask1: tensor<?x?xf32>,
   %s = tensor.dim %pair#0, %c1 : tensor<?x?xi64>
 
   // Embeddings plus the first S rows of the position table, dropout 0.4.
-  %table = rvnn.param_get @embedding : tensor<10x200xf32>
+  %table = rvnn.param_get @embedding : tensor<12x200xf32>
   %emb = rvnn.embedding %table, %pair#0
-      : (tensor<10x200xf32>, tensor<?x?xi64>) -> tensor<?x?x200xf32>
+      : (tensor<12x200xf32>, tensor<?x?xi64>) -> tensor<?x?x200xf32>
   %pos_all = rvnn.param_get @positions : tensor<128x200xf32>
   %pos = tensor.extract_slice %pos_all[0, 0] [%s, 200] [1, 1]
       : tensor<128x200xf32> to tensor<?x200xf32>

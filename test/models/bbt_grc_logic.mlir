@@ -5,7 +5,7 @@
 // The full pipeline leaves only execution-contract ops.
 // RUN: rvnn-opt %models/bbt_grc_logic.mlir --rvnn-compile=library=%models/cells.mlir | FileCheck %s --check-prefix=EXEC
 
-// ROUNDTRIP: rvnn.param @embedding : tensor<10x200xf32> init normal(1.000000e+00)
+// ROUNDTRIP: rvnn.param @embedding : tensor<12x200xf32> init normal(1.000000e+00)
 // ROUNDTRIP: rvnn.param @cell_w1 : tensor<800x400xf32> init xavier_uniform
 // ROUNDTRIP: rvnn.param @head_w1 : tensor<200x800xf32> init xavier_uniform
 // ROUNDTRIP: func.func private @grc_cell

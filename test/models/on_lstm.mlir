@@ -6,7 +6,7 @@
 // The full pipeline leaves only execution-contract ops.
 // RUN: rvnn-opt %models/on_lstm.mlir --rvnn-compile=library=%models/cells.mlir | FileCheck %s --check-prefix=EXEC
 
-// ROUNDTRIP: rvnn.param @embedding : tensor<10x128xf32> init normal(1.000000e+00)
+// ROUNDTRIP: rvnn.param @embedding : tensor<12x128xf32> init normal(1.000000e+00)
 // ROUNDTRIP: rvnn.param @ih_w : tensor<1680x128xf32> init uniform
 // ROUNDTRIP: rvnn.param @hh_w : tensor<1680x400xf32> init uniform
 // ROUNDTRIP: func.func private @on_lstm_step

@@ -8,7 +8,7 @@
 // RUN: rvnn-opt %models/ordered_memory_logic.mlir --rvnn-front=library=%models/cells.mlir | FileCheck %s --check-prefix=COMPILED
 // RUN: rvnn-opt %models/ordered_memory_logic.mlir --rvnn-compile=library=%models/cells.mlir 2>/dev/null | FileCheck %s --check-prefix=EXEC
 
-// ROUNDTRIP: rvnn.param @embedding : tensor<10x200xf32> init normal(1.000000e+00)
+// ROUNDTRIP: rvnn.param @embedding : tensor<12x200xf32> init normal(1.000000e+00)
 // ROUNDTRIP: rvnn.param @score_w : tensor<1x200xf32> init uniform
 // ROUNDTRIP: rvnn.param @cell_w1 : tensor<800x400xf32> init uniform
 // ROUNDTRIP: func.func private @om_step(

@@ -6,7 +6,7 @@
 // The full pipeline leaves only execution-contract ops.
 // RUN: rvnn-opt %models/rir_ebt_grc_logic.mlir --rvnn-compile=library=%models/cells.mlir 2>/dev/null | FileCheck %s --check-prefix=EXEC
 
-// ROUNDTRIP: rvnn.param @embedding : tensor<10x200xf32> init normal(1.000000e+00)
+// ROUNDTRIP: rvnn.param @embedding : tensor<12x200xf32> init normal(1.000000e+00)
 // ROUNDTRIP: rvnn.param @s4d_f_a_im_offset : tensor<200x32xf32> init zeros
 // ROUNDTRIP: rvnn.param @s4d_glu_w : tensor<400x400xf32> init xavier_uniform
 // ROUNDTRIP: rvnn.param @score_w1 : tensor<64x128xf32> init xavier_uniform

@@ -11,7 +11,7 @@
 // only and leave the loop.
 // RUN: rvnn-opt %models/self_iru_linear.mlir --rvnn-front=library=%models/cells.mlir | FileCheck %s --check-prefix=LINEAR
 
-// ROUNDTRIP: rvnn.param @embedding : tensor<10x200xf32> init normal(1.000000e+00)
+// ROUNDTRIP: rvnn.param @embedding : tensor<12x200xf32> init normal(1.000000e+00)
 // ROUNDTRIP: rvnn.param @base_ih_w : tensor<7200x200xf32> init uniform
 // ROUNDTRIP: rvnn.param @depth_w : tensor<6x200xf32> init uniform
 // ROUNDTRIP: func.func private @self_iru_cell(index, index,

@@ -10,9 +10,12 @@ namespace rvnn::runtime::data::logic {
 std::vector<TokenId> tokenize(std::string_view formula) {
   std::vector<TokenId> ids;
   for (std::string_view word : splitWords(formula)) {
-    if (word == "(" || word == ")")
-      continue;
-    if (word.size() == 1 && word[0] >= 'a' && word[0] < 'a' + kNumVariables)
+    if (word == "(")
+      ids.push_back(kOpen);
+    else if (word == ")")
+      ids.push_back(kClose);
+    else if (word.size() == 1 && word[0] >= 'a' &&
+             word[0] < 'a' + kNumVariables)
       ids.push_back(kVarA + (word[0] - 'a'));
     else if (word == "and")
       ids.push_back(kAnd);

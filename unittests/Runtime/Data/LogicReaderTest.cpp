@@ -54,8 +54,11 @@ TEST(LogicReader, VocabularyIdsAreFixed) {
       parseText("^\t( a ( and ( not f ) ) )\t( ( not a ) ( or f ) )\r\n\n");
   ASSERT_EQ(samples.size(), 1u);
   EXPECT_EQ(samples[0].label, logic::Relation::Negation);
-  EXPECT_EQ(samples[0].left, (std::vector<data::TokenId>{1, 7, 9, 6}));
-  EXPECT_EQ(samples[0].right, (std::vector<data::TokenId>{9, 1, 8, 6}));
+  // Round brackets are tokens 10 and 11.
+  EXPECT_EQ(samples[0].left,
+            (std::vector<data::TokenId>{10, 1, 10, 7, 10, 9, 6, 11, 11, 11}));
+  EXPECT_EQ(samples[0].right,
+            (std::vector<data::TokenId>{10, 10, 9, 1, 11, 10, 8, 6, 11, 11}));
 }
 
 TEST(LogicReader, BadLinesNameFileAndLine) {
@@ -67,7 +70,10 @@ TEST(LogicReader, BadLinesNameFileAndLine) {
             "test7:3: unknown label '?' (expected one of < > = ^ | # v)");
   EXPECT_EQ(errorOf("#\ta\t( a ( xor b ) )\n"),
             "test7:1: second formula: unknown token 'xor'");
-  EXPECT_EQ(errorOf(good + "#\t( )\tb\n"), "test7:2: first formula is empty");
+  EXPECT_EQ(errorOf(good + "#\t \tb\n"), "test7:2: first formula is empty");
+  EXPECT_EQ(errorOf(good + "#\t( )\tb\n"),
+            "test7:2: first formula is malformed: expected a variable or "
+            "'(', found ')'");
   EXPECT_EQ(errorOf("#\t( a ( and b )\tb\n"),
             "test7:1: first formula is malformed: formula ends where ')' was "
             "expected");

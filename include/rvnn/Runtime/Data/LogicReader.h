@@ -11,7 +11,7 @@
 namespace rvnn::runtime::data::logic {
 
 struct Sample {
-  std::vector<TokenId> left;  ///< LogicVocab ids, round brackets dropped
+  std::vector<TokenId> left;  ///< LogicVocab ids, round brackets included
   std::vector<TokenId> right; ///< likewise
   Relation label;
 };
