@@ -37,9 +37,9 @@ struct Example {
 /// formulas of a pair draw their variables from the same `pairVariables` of
 /// the six, and no formula is a tautology or a contradiction (one is drawn
 /// again, with the same operator count); the shapes are this generator's
-/// own, so that a run can ask for one operator count. Per pair: the count n is uniform in
-/// [minOps, maxOps], a random side gets exactly n operators and the other a
-/// uniform count in [0, n]. Each operator is and / or / not with equal
+/// own, so that a run can ask for one operator count. Per pair: the count n is
+/// uniform in [minOps, maxOps], a random side gets exactly n operators and the
+/// other a uniform count in [0, n]. Each operator is and / or / not with equal
 /// chance; a binary operator splits the rest uniformly between its operands.
 /// The label comes from truthMask and relationBetween.
 class Generator {
