@@ -9,6 +9,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "rvnn/Dialect/Rvnn/IR/RvnnOps.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/SetVector.h"
 
 namespace mlir::rvnn {
@@ -83,6 +84,12 @@ private:
                  ArrayRef<std::optional<StepSlice>> operands);
   /// Step t of `slice.whole` with `op`'s result type, inserted before `op`.
   Value stepOf(const StepSlice &slice, Operation *op);
+  /// The batched values the body would read a step of, with `kept` left in
+  /// the body.
+  size_t countCrossing(const llvm::DenseSet<Operation *> &kept) const;
+  /// Leaves batched elementwise ops in the body where that makes fewer
+  /// values cross into it.
+  void keepElementwiseInBody();
 
   rvnn::RecurseOp loop;
   Block &body;
@@ -284,6 +291,13 @@ Hoister::batchBroadcast(rvnn::BroadcastLikeOp op,
   return result;
 }
 
+/// Arith and math elementwise ops and rvnn's unary ones.
+static bool isElementwise(Operation *op) {
+  return op->hasTrait<OpTrait::Elementwise>() ||
+         (op->hasTrait<OpTrait::SameOperandsAndResultType>() &&
+          isa<rvnn::RvnnDialect>(op->getDialect()));
+}
+
 std::optional<StepSlice>
 Hoister::batch(Operation *op, ArrayRef<std::optional<StepSlice>> operands) {
   auto first = llvm::find_if(operands, [](const auto &s) { return s; });
@@ -320,10 +334,7 @@ Hoister::batch(Operation *op, ArrayRef<std::optional<StepSlice>> operands) {
   // Elementwise ops and ops along one dim: every operand a step slice of the
   // same layout.
   bool alongDim = isa<rvnn::CumaxOp, rvnn::SoftmaxOp>(op);
-  bool elementwise = op->hasTrait<OpTrait::Elementwise>() ||
-                     (op->hasTrait<OpTrait::SameOperandsAndResultType>() &&
-                      isa<rvnn::RvnnDialect>(op->getDialect()));
-  if ((!alongDim && !elementwise) || op->getNumResults() != 1 ||
+  if ((!alongDim && !isElementwise(op)) || op->getNumResults() != 1 ||
       !isa<RankedTensorType>(op->getResult(0).getType()))
     return std::nullopt;
   for (const std::optional<StepSlice> &operand : operands)
@@ -367,6 +378,69 @@ Value Hoister::stepOf(const StepSlice &slice, Operation *op) {
       op->getLoc(), resultType, slice.whole, offsets, sizes, strides);
 }
 
+size_t Hoister::countCrossing(const llvm::DenseSet<Operation *> &kept) const {
+  auto hoisted = [&](Operation *op) {
+    return batched.contains(op) && !kept.contains(op);
+  };
+  size_t count = 0;
+  for (Operation *op : batched)
+    if (hoisted(op) && !llvm::all_of(op->getUsers(), hoisted))
+      ++count;
+  return count;
+}
+
+/// Every value that crosses into the body costs a slice a step and, in the
+/// backward, a slice cotangent a step, while an elementwise op costs nearly
+/// nothing in the body, where the elementwise fusion puts it in the step's
+/// kernel. So batched elementwise ops read only by the body (or by each
+/// other) stay there, a group of connected ones at a time, when that lowers
+/// the number of crossing values: FastTrees' three products of its two
+/// master gates become the two gates.
+void Hoister::keepElementwiseInBody() {
+  llvm::SetVector<Operation *> candidates;
+  for (Operation *op : batched)
+    if (isElementwise(op) && !isa<tensor::ExtractSliceOp>(op))
+      candidates.insert(op);
+  // Drop candidates whose value another batched op reads whole.
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (Operation *op : llvm::make_early_inc_range(candidates))
+      if (llvm::any_of(op->getUsers(), [&](Operation *user) {
+            return batched.contains(user) && !candidates.contains(user);
+          })) {
+        candidates.remove(op);
+        changed = true;
+      }
+  }
+  llvm::DenseSet<Operation *> kept, seen;
+  for (Operation *start : candidates) {
+    if (!seen.insert(start).second)
+      continue;
+    // The group of candidates connected to `start` through their values.
+    llvm::DenseSet<Operation *> group = kept;
+    SmallVector<Operation *> work{start};
+    group.insert(start);
+    while (!work.empty()) {
+      Operation *op = work.pop_back_val();
+      SmallVector<Operation *> neighbours(op->getUsers());
+      for (Value operand : op->getOperands())
+        if (Operation *def = operand.getDefiningOp())
+          neighbours.push_back(def);
+      for (Operation *next : neighbours)
+        if (candidates.contains(next) && group.insert(next).second) {
+          seen.insert(next);
+          work.push_back(next);
+        }
+    }
+    if (countCrossing(group) < countCrossing(kept))
+      kept = std::move(group);
+  }
+  for (Operation *op : kept) {
+    batched.remove(op);
+    slices.erase(op->getResult(0));
+  }
+}
+
 bool Hoister::run() {
   bool changed = false;
   for (Operation &op : llvm::make_early_inc_range(body.without_terminator())) {
@@ -406,6 +480,7 @@ bool Hoister::run() {
       batched.insert(&op);
     }
   }
+  keepElementwiseInBody();
   // Uses that stay in the loop read step t of the batched value; the batched
   // ops then go. A seed slice with no batched user stays as it was.
   for (Operation *op : batched) {

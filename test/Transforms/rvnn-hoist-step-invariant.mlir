@@ -161,3 +161,55 @@ func.func @invariant(%x: tensor<?x?x4xf32>, %n: index, %s: index,
   }
   return %r : tensor<?x4xf32>
 }
+
+// -----
+
+// FastTrees' structured gating: the three products of the two master gates
+// are read only by the body, and kept there they leave two values to slice
+// a step instead of three; the sigmoid of a gate that now crosses anyway
+// stays too. The sigmoid of a tanh of x_t leaves the body: kept, x_t would
+// cross instead of it.
+// CHECK-LABEL: func.func @fewer_crossing
+// CHECK: %[[F:.*]] = rvnn.cumax %{{.*}} {dim = 2 : i64} : (tensor<?x?x4xf32>) -> tensor<?x?x4xf32>
+// CHECK: %[[I:.*]] = rvnn.cumax %{{.*}} {dim = 2 : i64} : (tensor<?x?x4xf32>) -> tensor<?x?x4xf32>
+// CHECK: %[[K:.*]] = math.tanh %{{.*}} : tensor<?x?x4xf32>
+// CHECK: %[[S:.*]] = rvnn.sigmoid %[[K]] : tensor<?x?x4xf32>
+// CHECK-NOT: arith.mulf
+// CHECK: rvnn.recurse
+// CHECK-DAG: %[[FT:.*]] = tensor.extract_slice %[[F]][0, %{{.*}}, 0] [%{{.*}}, 1, 4]
+// CHECK-DAG: %[[IT:.*]] = tensor.extract_slice %[[I]][0, %{{.*}}, 0] [%{{.*}}, 1, 4]
+// CHECK: %[[OMEGA:.*]] = arith.mulf %[[FT]], %[[IT]]
+// CHECK: arith.subf %[[FT]], %[[OMEGA]]
+// CHECK: arith.subf %[[IT]], %[[OMEGA]]
+// CHECK: %[[G:.*]] = rvnn.sigmoid %[[FT]]
+// CHECK: arith.mulf %[[G]], %{{.*}}
+// CHECK: %[[ST:.*]] = tensor.extract_slice %[[S]][0, %{{.*}}, 0] [%{{.*}}, 1, 4]
+// CHECK: arith.mulf %[[ST]], %{{.*}}
+// CHECK-NOT: math.tanh
+// CHECK: rvnn.yield
+func.func @fewer_crossing(%x: tensor<?x?x4xf32>, %y: tensor<?x?x4xf32>,
+                          %n: index, %s: index, %h0: tensor<?x4xf32>)
+    -> tensor<?x4xf32> {
+  %r = rvnn.recurse (%h = %h0) : tensor<?x4xf32> halting <none> max_steps %s {
+  ^bb0(%t: index, %h: tensor<?x4xf32>):
+    %xt = tensor.extract_slice %x[0, %t, 0] [%n, 1, 4] [1, 1, 1]
+        : tensor<?x?x4xf32> to tensor<?x4xf32>
+    %yt = tensor.extract_slice %y[0, %t, 0] [%n, 1, 4] [1, 1, 1]
+        : tensor<?x?x4xf32> to tensor<?x4xf32>
+    %f = rvnn.cumax %xt {dim = 1 : i64} : (tensor<?x4xf32>) -> tensor<?x4xf32>
+    %i = rvnn.cumax %yt {dim = 1 : i64} : (tensor<?x4xf32>) -> tensor<?x4xf32>
+    %omega = arith.mulf %f, %i : tensor<?x4xf32>
+    %f_rest = arith.subf %f, %omega : tensor<?x4xf32>
+    %i_rest = arith.subf %i, %omega : tensor<?x4xf32>
+    %a = arith.mulf %omega, %h : tensor<?x4xf32>
+    %b = arith.addf %a, %f_rest : tensor<?x4xf32>
+    %c = arith.addf %b, %i_rest : tensor<?x4xf32>
+    %g = rvnn.sigmoid %f : tensor<?x4xf32>
+    %d = arith.mulf %g, %c : tensor<?x4xf32>
+    %k = math.tanh %xt : tensor<?x4xf32>
+    %o = rvnn.sigmoid %k : tensor<?x4xf32>
+    %next = arith.mulf %o, %d : tensor<?x4xf32>
+    rvnn.yield %next : tensor<?x4xf32>
+  }
+  return %r : tensor<?x4xf32>
+}

@@ -156,10 +156,17 @@ def RvnnHoistStepInvariant : Pass<"rvnn-hoist-step-invariant"> {
     `tensor.extract_slice`. Ops with memory effects (`rvnn.dropout`) and ops
     with regions stay where they are. The batched ops compute every step of
     the sequence, also steps a loop with per-sample halting would not run;
-    their values at the steps it runs are unchanged. The backward of each
-    step slice left in the body is, per step, a cotangent of the whole
-    batched tensor (zeros plus the step's window), so batching trades
-    per-step forward work for O(steps x whole) backward work.
+    their values at the steps it runs are unchanged.
+
+    Each batched value the body reads costs a slice a step, and in the
+    backward a slice cotangent a step (the runtime adds it into the step's
+    window of the batched value's gradient). So batched elementwise ops
+    whose values only the body reads (or each other) stay in the body, a
+    connected group of them at a time, when that leaves fewer batched values
+    for the body to read: FastTrees' products of its two master gates
+    (omega = f * i, f - omega, i - omega) stay, and the body reads the two
+    gates instead of the three products; the elementwise fusion then puts
+    the products in the step's kernel.
 
     Runs in `rvnn-front` after CSE, so that the casts and shape queries of
     inlined cells are folded first.
