@@ -35,23 +35,25 @@ Example Generator::next() {
   // the first places (a partial Fisher-Yates shuffle).
   for (unsigned i = 0; i < options.pairVariables; ++i)
     std::swap(variables[i], variables[i + rng.below(kNumVariables - i)]);
-  Example example;
   const bool largerLeft = rng.below(2) == 0;
-  example.left = contingentFormula(largerLeft ? larger : smaller);
-  example.right = contingentFormula(largerLeft ? smaller : larger);
-  // Labels go through the public parser, the definition the tests pin down.
-  example.label =
-      relationBetween(truthMask(example.left), truthMask(example.right));
+  Formula left = contingentFormula(largerLeft ? larger : smaller);
+  Formula right = contingentFormula(largerLeft ? smaller : larger);
+  Example example;
+  example.label = relationBetween(left.truth, right.truth);
+  example.left = std::move(left.text);
+  example.right = std::move(right.text);
   return example;
 }
 
-std::string Generator::contingentFormula(unsigned operators) {
+Generator::Formula Generator::contingentFormula(unsigned operators) {
   constexpr std::uint64_t kTrueEverywhere = ~std::uint64_t{0};
   while (true) {
-    std::string formula;
-    emitFormula(operators, formula);
-    const std::uint64_t satisfying = truthMask(formula);
-    if (satisfying != 0 && satisfying != kTrueEverywhere)
+    Formula formula;
+    emitFormula(operators, formula.text);
+    // Truth values come from the public parser, the definition the tests pin
+    // down.
+    formula.truth = truthMask(formula.text);
+    if (formula.truth != 0 && formula.truth != kTrueEverywhere)
       return formula;
   }
 }

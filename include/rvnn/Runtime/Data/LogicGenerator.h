@@ -51,9 +51,14 @@ public:
   Example next();
 
 private:
+  /// A formula's text and its truthMask.
+  struct Formula {
+    std::string text;
+    std::uint64_t truth;
+  };
   /// A formula with `operators` operators over the pair's variables that is
   /// neither always true nor always false.
-  std::string contingentFormula(unsigned operators);
+  Formula contingentFormula(unsigned operators);
   void emitFormula(unsigned operators, std::string &out);
 
   GeneratorOptions options;
