@@ -56,6 +56,16 @@ struct Collected : torch::CustomClassHolder {
   /// The zero element the witnesses tied to this collector broadcast (as
   /// wide as the widest element type).
   alignas(16) std::array<std::byte, 16> zeroElement{};
+  /// The deferredZero handed back for this tensor, made once: a loop's vjps
+  /// hand back one a step.
+  Tensor deferred;
+
+  const Tensor &deferredZeroLike(const Tensor &like) {
+    if (!deferred.defined() || deferred.sizes() != like.sizes() ||
+        !deferred.options().type_equal(like.options()))
+      deferred = deferredZero(like);
+    return deferred;
+  }
 
   void add(const Tensor &lhs, const Tensor &dy, bool transposed) {
     pending[transposed].push_back({lhs, dy});
@@ -179,7 +189,7 @@ Tensor deferWeightGrad(const Tensor &weight, const Tensor &lhsRows,
   if (lhsRows.size(0) * (k + n) >= k * n)
     return Tensor();
   collected->add(untracked(lhsRows), untracked(dyRows), transposed);
-  return deferredZero(weight);
+  return collected->deferredZeroLike(weight);
 }
 
 Tensor deferBiasGrad(const Tensor &bias, const Tensor &dyRows) {
@@ -188,7 +198,7 @@ Tensor deferBiasGrad(const Tensor &bias, const Tensor &dyRows) {
       dyRows.dim() != 2 || dyRows.size(1) != bias.size(0))
     return Tensor();
   collected->addSummed(untracked(dyRows));
-  return deferredZero(bias);
+  return collected->deferredZeroLike(bias);
 }
 
 Tensor shapeWitness(const Tensor &like) {
@@ -204,15 +214,15 @@ Tensor shapeWitness(const Tensor &like) {
   return zero.expand(like.sizes());
 }
 
-Tensor windowGradSum(const Tensor &source) {
+WindowGrad windowGrad(const Tensor &source) {
   Collected *collected = witnessCollector(source);
   if (!collected)
     collected = collectorOf(source);
   if (!collected || torch::GradMode::is_enabled())
-    return Tensor();
+    return {};
   if (!collected->sum.defined())
     collected->sum = at::zeros(source.sizes(), source.options());
-  return collected->sum;
+  return {collected->sum, collected->deferredZeroLike(source)};
 }
 
 Tensor deferredZero(const Tensor &like) {

@@ -11,7 +11,7 @@
 namespace rvnn::runtime {
 
 /// The tensor as one forward pass uses it: a view of `tensor` whose autograd
-/// node collects what vjps hand it (deferWeightGrad, windowGradSum) and, when
+/// node collects what vjps hand it (deferWeightGrad, windowGrad) and, when
 /// autograd reaches it after every use, adds that to the gradient the uses
 /// returned. `tensor` itself without gradient recording, when it needs no
 /// gradient, or when it already collects.
@@ -42,15 +42,22 @@ torch::Tensor transposedProduct(const torch::Tensor &a, const torch::Tensor &b);
 
 /// rvnn_exec.shape_witness: zeros in `like`'s shape holding one element.
 /// When `like` comes from collectGrad (on the CPU), the witness is tied to
-/// its collector (windowGradSum).
+/// its collector (windowGrad).
 torch::Tensor shapeWitness(const torch::Tensor &like);
+
+/// A collector's running gradient of a tensor and the deferredZero a vjp
+/// that added into it returns for the tensor.
+struct WindowGrad {
+  torch::Tensor sum;
+  torch::Tensor zero;
+};
 
 /// When `source` comes from collectGrad, or is a witness tied to a
 /// collector, and the backward is not itself recorded: the collector's
 /// running gradient of that tensor (zeros at first), for a slice vjp to add
-/// its window cotangent into before it returns deferredZero(source).
-/// Otherwise an undefined tensor.
-torch::Tensor windowGradSum(const torch::Tensor &source);
+/// its window cotangent into, and the deferredZero it then returns. Otherwise
+/// undefined tensors.
+WindowGrad windowGrad(const torch::Tensor &source);
 
 /// Zeros in `like`'s shape standing for a contribution a collector adds
 /// later. A compiled backward that returns it as an operand's gradient

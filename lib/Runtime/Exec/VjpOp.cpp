@@ -371,14 +371,14 @@ std::optional<Tensor> concatOfTiling(const Tensor &source,
 
 /// The cotangent of the source of slices from their windows' cotangents
 /// `dys`: added into the gradient the source's collector keeps
-/// (windowGradSum), leaving a deferred zero, or else into a zero tensor of
+/// (windowGrad), leaving a deferred zero, or else into a zero tensor of
 /// the source's shape.
 Tensor windowsGrad(const Tensor &source, const std::vector<SliceSpec> &windows,
                    const std::vector<Tensor> &dys) {
-  if (Tensor collected = windowGradSum(source); collected.defined()) {
+  if (WindowGrad collected = windowGrad(source); collected.sum.defined()) {
     for (size_t i = 0; i < windows.size(); ++i)
-      addIntoWindow(collected, windows[i], dys.at(i));
-    return deferredZero(source);
+      addIntoWindow(collected.sum, windows[i], dys.at(i));
+    return collected.zero;
   }
   if (windows.empty())
     return at::zeros_like(source, at::MemoryFormat::Contiguous);

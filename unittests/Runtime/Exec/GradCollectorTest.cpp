@@ -83,10 +83,11 @@ struct ColumnFunction : torch::autograd::Function<ColumnFunction> {
   static variable_list backward(AutogradContext *ctx, variable_list grads) {
     const Tensor witness = ctx->get_saved_variables()[0];
     const int64_t column = ctx->saved_data["column"].toInt();
-    Tensor sum = windowGradSum(witness);
-    Tensor grad = sum.defined() ? sum : torch::zeros_like(witness);
+    WindowGrad window = windowGrad(witness);
+    Tensor grad =
+        window.sum.defined() ? window.sum : torch::zeros_like(witness);
     grad.select(1, column).add_(grads[0] * 3);
-    return {sum.defined() ? deferredZero(witness) : grad, Tensor()};
+    return {window.sum.defined() ? window.zero : grad, Tensor()};
   }
 };
 
@@ -122,17 +123,23 @@ TEST(GradCollector, OnlyWitnessesOfCollectingTensorsAreTied) {
     EXPECT_EQ(witness.sizes(), x.sizes());
     EXPECT_TRUE(torch::equal(witness, torch::zeros({2, 3})));
   }
-  EXPECT_FALSE(windowGradSum(plain).defined());
-  EXPECT_FALSE(windowGradSum(torch::zeros({2, 3})).defined());
-  Tensor sum = windowGradSum(tied);
-  ASSERT_TRUE(sum.defined());
-  EXPECT_EQ(sum.sizes(), x.sizes());
-  EXPECT_TRUE(torch::equal(sum, torch::zeros({2, 3})));
-  // The collector's running sum is one tensor, whichever witness asks, and
-  // the collecting tensor itself (a parameter passed by value) too.
-  EXPECT_TRUE(windowGradSum(shapeWitness(collected)).is_same(sum));
-  EXPECT_TRUE(windowGradSum(collected).is_same(sum));
-  EXPECT_FALSE(windowGradSum(x).defined());
+  EXPECT_FALSE(windowGrad(plain).sum.defined());
+  EXPECT_FALSE(windowGrad(torch::zeros({2, 3})).sum.defined());
+  WindowGrad window = windowGrad(tied);
+  ASSERT_TRUE(window.sum.defined());
+  EXPECT_EQ(window.sum.sizes(), x.sizes());
+  EXPECT_TRUE(torch::equal(window.sum, torch::zeros({2, 3})));
+  EXPECT_TRUE(isDeferredZero(window.zero));
+  EXPECT_EQ(window.zero.sizes(), x.sizes());
+  // The collector's running sum and deferred zero are one tensor each,
+  // whichever witness asks, and the collecting tensor itself (a parameter
+  // passed by value) too.
+  for (const Tensor &source : {shapeWitness(collected), collected}) {
+    WindowGrad again = windowGrad(source);
+    EXPECT_TRUE(again.sum.is_same(window.sum));
+    EXPECT_TRUE(again.zero.is_same(window.zero));
+  }
+  EXPECT_FALSE(windowGrad(x).sum.defined());
 }
 
 TEST(GradCollector, ARecordedBackwardGetsNoWindowSum) {
@@ -143,7 +150,7 @@ TEST(GradCollector, ARecordedBackwardGetsNoWindowSum) {
     tied = shapeWitness(collected);
   }
   // A recorded backward (create_graph) needs a differentiable gradient.
-  EXPECT_FALSE(windowGradSum(tied).defined());
+  EXPECT_FALSE(windowGrad(tied).sum.defined());
 }
 
 // The witness keeps its collector (and the element it broadcasts) alive
@@ -157,7 +164,7 @@ TEST(GradCollector, AWitnessOutlivesItsForwardPass) {
   }
   torch::NoGradGuard noGrad;
   EXPECT_TRUE(torch::equal(tied, torch::zeros({2, 3})));
-  EXPECT_TRUE(windowGradSum(tied).defined());
+  EXPECT_TRUE(windowGrad(tied).sum.defined());
 }
 
 // Weight and bias gradients, with and without direct uses of the
