@@ -399,18 +399,21 @@ size_t Hoister::countCrossing(const llvm::DenseSet<Operation *> &kept) const {
 void Hoister::keepElementwiseInBody() {
   llvm::SetVector<Operation *> candidates;
   for (Operation *op : batched)
-    if (isElementwise(op) && !isa<tensor::ExtractSliceOp>(op))
+    if (isElementwise(op))
       candidates.insert(op);
   // Drop candidates whose value another batched op reads whole.
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (Operation *op : llvm::make_early_inc_range(candidates))
-      if (llvm::any_of(op->getUsers(), [&](Operation *user) {
-            return batched.contains(user) && !candidates.contains(user);
-          })) {
-        candidates.remove(op);
-        changed = true;
-      }
+  auto readWhole = [&](Operation *op) {
+    return llvm::any_of(op->getUsers(), [&](Operation *user) {
+      return batched.contains(user) && !candidates.contains(user);
+    });
+  };
+  while (true) {
+    SmallVector<Operation *> dropped(
+        llvm::make_filter_range(candidates, readWhole));
+    if (dropped.empty())
+      break;
+    for (Operation *op : dropped)
+      candidates.remove(op);
   }
   llvm::DenseSet<Operation *> kept, seen;
   for (Operation *start : candidates) {
