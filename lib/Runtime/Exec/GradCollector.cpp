@@ -177,6 +177,15 @@ Tensor collectGrad(const Tensor &tensor) {
   return CollectFunction::apply(tensor);
 }
 
+bool collectsGrad(const Tensor &tensor) {
+  return collectorOf(tensor) != nullptr;
+}
+
+void multiplyOutCollected(const Tensor &tensor) {
+  if (Collected *collected = collectorOf(tensor))
+    collected->multiplyOut();
+}
+
 Tensor deferWeightGrad(const Tensor &weight, const Tensor &lhsRows,
                        const Tensor &dyRows, bool transposed) {
   Collected *collected = collectorOf(weight);

@@ -17,6 +17,15 @@ namespace rvnn::runtime {
 /// gradient, or when it already collects.
 torch::Tensor collectGrad(const torch::Tensor &tensor);
 
+/// Whether `tensor` comes from collectGrad (vjps can hand its collector
+/// their contributions).
+bool collectsGrad(const torch::Tensor &tensor);
+
+/// Multiplies out the rows the collector of `tensor` (collectGrad) holds
+/// into its running gradient, so that they stop taking memory; nothing for
+/// a tensor without one.
+void multiplyOutCollected(const torch::Tensor &tensor);
+
 /// For a gemm vjp whose weight gradient is `lhsRowsᵀ · dyRows` (or, with
 /// `transposed`, `dyRowsᵀ · lhsRows`): when `weight` comes from collectGrad,
 /// the backward is not itself recorded and the rows are smaller than the

@@ -97,20 +97,28 @@ struct SegmentFunction : torch::autograd::Function<SegmentFunction> {
     ExecutionContext &exec = executor.context();
     variable_list saved = ctx->get_saved_variables();
 
-    // Leaves standing for the segment's inputs: the state it started from
-    // and the tensors it captured.
-    variable_list leaves;
-    for (const Tensor &tensor : saved)
-      leaves.push_back(tensor.is_floating_point()
-                           ? tensor.detach().requires_grad_(true)
-                           : tensor.detach());
+    // What the rerun starts from: leaves for the state and for captured
+    // tensors, except captured tensors that collect their gradient (the
+    // loop's, collectLoopGrads): the rerun's vjps hand those collectors
+    // their rows and windows directly, so that no segment returns a
+    // gradient of a whole hoisted tensor or weight of its own.
+    variable_list rerunInputs;
+    for (size_t i = 0; i < saved.size(); ++i) {
+      const Tensor &tensor = saved[i];
+      if (i >= seg->stateSize && collectsGrad(tensor))
+        rerunInputs.push_back(tensor);
+      else
+        rerunInputs.push_back(tensor.is_floating_point()
+                                  ? tensor.detach().requires_grad_(true)
+                                  : tensor.detach());
+    }
     Frame replay(seg->frameSize);
     size_t nextTensor = seg->stateSize;
     for (size_t i = 0; i < seg->capturedIds.size(); ++i) {
       const std::optional<int64_t> &integer = seg->capturedIntegers[i];
       replay.bind(seg->capturedIds[i],
                   integer ? RuntimeValue(*integer)
-                          : RuntimeValue(leaves.at(nextTensor++)));
+                          : RuntimeValue(rerunInputs.at(nextTensor++)));
     }
 
     // Rerun with the forward's draws and mode; the steps' calls keep their
@@ -121,8 +129,8 @@ struct SegmentFunction : torch::autograd::Function<SegmentFunction> {
     exec.draws = seg->drawsAtStart;
     exec.training = seg->training;
     exec.recompute = RecomputePolicy::Save;
-    std::vector<RuntimeValue> state(leaves.begin(),
-                                    leaves.begin() + seg->stateSize);
+    std::vector<RuntimeValue> state(rerunInputs.begin(),
+                                    rerunInputs.begin() + seg->stateSize);
     std::vector<RuntimeValue> outputs;
     {
       torch::AutoGradMode enable(true);
@@ -142,20 +150,25 @@ struct SegmentFunction : torch::autograd::Function<SegmentFunction> {
         rootGrads.push_back(grads[i]);
       }
     }
-    for (const Tensor &leaf : leaves)
-      if (leaf.requires_grad())
-        inputs.push_back(leaf);
+    for (const Tensor &input : rerunInputs)
+      if (input.requires_grad())
+        inputs.push_back(input);
     variable_list inputGrads =
         roots.empty() ? variable_list(inputs.size())
                       : torch::autograd::grad(roots, inputs, rootGrads,
                                               /*retain_graph=*/false,
                                               /*create_graph=*/false,
                                               /*allow_unused=*/true);
+    // The segment's weight rows, multiplied out now, hold no memory while
+    // the earlier segments rerun.
+    for (const Tensor &input : rerunInputs)
+      multiplyOutCollected(input);
     // The node's inputs: the capsule, the frame, then state and captured.
     variable_list result{Tensor(), Tensor()};
     size_t next = 0;
-    for (const Tensor &leaf : leaves)
-      result.push_back(leaf.requires_grad() ? inputGrads.at(next++) : Tensor());
+    for (const Tensor &input : rerunInputs)
+      result.push_back(input.requires_grad() ? inputGrads.at(next++)
+                                             : Tensor());
     return result;
   }
 };
